@@ -1,0 +1,21 @@
+#ifndef PRSYNCD_LOG_H
+#define PRSYNCD_LOG_H
+
+#include "msg.h"
+
+/* Log to an open file descriptor (rsyncd's "log file" format). */
+void log_use_fd(int fd);
+/* Log to syslog with the given facility name ("daemon", "local0", ...).
+ * Returns -1 if the facility name is unknown. */
+int log_use_syslog(const char *facility);
+/* Log to stderr (before the daemon has decided, and for --check-config). */
+void log_use_stderr(void);
+
+void log_msg(enum pr_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Copy text into out with control bytes and non-ASCII shown as \ooo, so a
+ * worker (or a client through it) cannot forge log lines. */
+void log_sanitize(char *out, size_t outlen, const char *in);
+
+#endif

@@ -1,0 +1,435 @@
+/*
+ * The session monitor: one per connection, re-executed by the listener.
+ * It starts the worker, then serves the worker's requests from a dispatch
+ * table.  It never reads a byte from the client socket: it hands the socket
+ * to the worker and closes its own copy.
+ *
+ * Every request is checked three times before a handler sees it: the
+ * channel (exact record size, sequence number), the shared validator (every
+ * field), and the table below (the request is allowed in the current
+ * state).  Any failure ends the session with a log line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pwd.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "emptydir.h"
+#include "fds.h"
+#include "ipc.h"
+#include "listener.h"
+#include "log.h"
+#include "session.h"
+#include "sigsys.h"
+
+/* Session states; a request names the states in which it is permitted. */
+enum {
+	ST_STARTING = 1 << 0, /* worker exec'd, not yet confined */
+	ST_HANDSHAKE = 1 << 1,/* confined, talking to the client, no module yet */
+	ST_LISTED = 1 << 2,   /* module list sent; only the end remains */
+	ST_MODULE = 1 << 3,   /* a module is selected */
+	ST_ENDING = 1 << 4,   /* worker announced its exit code */
+};
+
+struct session {
+	struct cfg cfg;
+	struct pr_ipc ipc;
+	pid_t worker;
+	unsigned state;
+	int done;
+	int killed;        /* the monitor itself ended the worker */
+	int exit_code;
+	const struct cfg_module *module;
+	char host[NI_MAXHOST];
+	char addr[NI_MAXHOST];
+};
+
+typedef int (*handler_fn)(struct session *s, const struct pr_msg *m);
+
+struct request {
+	enum pr_msg_type type;
+	unsigned states;
+	handler_fn fn;
+};
+
+static int h_ready(struct session *s, const struct pr_msg *m);
+static int h_log(struct session *s, const struct pr_msg *m);
+static int h_modlist(struct session *s, const struct pr_msg *m);
+static int h_select(struct session *s, const struct pr_msg *m);
+static int h_exit(struct session *s, const struct pr_msg *m);
+
+static const struct request requests[] = {
+	{ PR_W_READY,   ST_STARTING,                           h_ready },
+	{ PR_W_LOG,     ST_STARTING | ST_HANDSHAKE | ST_LISTED | ST_MODULE, h_log },
+	{ PR_W_MODLIST, ST_HANDSHAKE,                          h_modlist },
+	{ PR_W_SELECT,  ST_HANDSHAKE,                          h_select },
+	{ PR_W_EXIT,    ST_STARTING | ST_HANDSHAKE | ST_LISTED | ST_MODULE, h_exit },
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int send_msg(struct session *s, struct pr_msg *m, int fd)
+{
+	if (pr_ipc_send(&s->ipc, m, fd) < 0) {
+		log_msg(PR_LOG_ERR, "cannot send %s to worker: %s",
+			pr_msg_type_name(m->h.type), strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int h_ready(struct session *s, const struct pr_msg *m)
+{
+	(void)m;
+	s->state = ST_HANDSHAKE;
+	return 0;
+}
+
+static int h_log(struct session *s, const struct pr_msg *m)
+{
+	char clean[PR_TEXT_MAX * 4 + 1];
+
+	(void)s;
+	log_sanitize(clean, sizeof(clean), m->u.log.text.s);
+	log_msg((enum pr_log_level)m->u.log.level, "%s", clean);
+	return 0;
+}
+
+static int h_modlist(struct session *s, const struct pr_msg *m)
+{
+	struct pr_msg out;
+
+	(void)m;
+	log_msg(PR_LOG_INFO, "module-list request from %s (%s)", s->host, s->addr);
+	for (size_t i = 0; i < s->cfg.nmodules; i++) {
+		const struct cfg_module *mod = &s->cfg.modules[i];
+
+		if (!mod->list)
+			continue;
+		pr_msg_init(&out, PR_M_MODLIST);
+		if (pr_str_set_name(&out.u.modlist.name, mod->name) < 0)
+			continue;
+		pr_str_set_text_trunc(&out.u.modlist.comment, mod->comment);
+		if (send_msg(s, &out, -1) < 0)
+			return -1;
+	}
+	pr_msg_init(&out, PR_M_MODLIST_END);
+	s->state = ST_LISTED;
+	return send_msg(s, &out, -1);
+}
+
+static int h_select(struct session *s, const struct pr_msg *m)
+{
+	const char *name = m->u.wselect.module.s;
+	const struct cfg_module *mod = cfg_find_module(&s->cfg, name);
+	struct pr_msg out;
+	char clean[PR_NAME_MAX * 4 + 1];
+	char text[PR_TEXT_MAX];
+
+	pr_msg_init(&out, PR_M_SELECT);
+	if (mod == NULL) {
+		log_sanitize(clean, sizeof(clean), name);
+		log_msg(PR_LOG_INFO, "unknown module '%s' tried from %s (%s)", clean, s->host, s->addr);
+		/* The name is echoed as the client sent it, as rsyncd does. */
+		snprintf(text, sizeof(text), "@ERROR: Unknown module '%s'", name);
+		out.u.select.status = PR_SELECT_ERROR;
+		pr_str_set_text_trunc(&out.u.select.error, text);
+		return send_msg(s, &out, -1);
+	}
+	s->module = mod;
+	s->state = ST_MODULE;
+	log_msg(PR_LOG_INFO, "rsync allowed access on module %s from %s (%s)", mod->name, s->host, s->addr);
+	out.u.select.status = PR_SELECT_OK;
+	out.u.select.read_only = 1;
+	if (pr_str_set_name(&out.u.select.module, mod->name) < 0)
+		return -1;
+	return send_msg(s, &out, -1);
+}
+
+static int h_exit(struct session *s, const struct pr_msg *m)
+{
+	s->exit_code = (int)m->u.exit.code;
+	s->state = ST_ENDING;
+	return 0;
+}
+
+/* Handle one validated request, or refuse it for the current state. */
+static int dispatch(struct session *s, const struct pr_msg *m)
+{
+	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
+		if (requests[i].type != m->h.type)
+			continue;
+		if ((requests[i].states & s->state) == 0) {
+			log_msg(PR_LOG_ERR, "worker sent %s in a state where it is not permitted; ending session",
+				pr_msg_type_name(m->h.type));
+			return -1;
+		}
+		return requests[i].fn(s, m);
+	}
+	log_msg(PR_LOG_ERR, "worker sent unhandled message type %u; ending session", m->h.type);
+	return -1;
+}
+
+static void peer_names(struct session *s, int fd, int reverse)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	snprintf(s->addr, sizeof(s->addr), "UNKNOWN");
+	snprintf(s->host, sizeof(s->host), reverse ? "UNKNOWN" : "UNDETERMINED");
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)
+		return;
+	if (getnameinfo((struct sockaddr *)&ss, len, s->addr, sizeof(s->addr), NULL, 0, NI_NUMERICHOST) != 0)
+		snprintf(s->addr, sizeof(s->addr), "UNKNOWN");
+	/* IPv4 clients of a dual-stack socket appear as ::ffff:a.b.c.d. */
+	if (strncmp(s->addr, "::ffff:", 7) == 0 && strchr(s->addr, '.') != NULL)
+		memmove(s->addr, s->addr + 7, strlen(s->addr + 7) + 1);
+	if (reverse && getnameinfo((struct sockaddr *)&ss, len, s->host, sizeof(s->host), NULL, 0, NI_NAMEREQD) != 0)
+		snprintf(s->host, sizeof(s->host), "UNKNOWN");
+}
+
+/* The worker binary: next to our own executable, else the libexec path. */
+static void worker_path(const struct session_opts *o, char *out, size_t outlen)
+{
+	char self[4096];
+	ssize_t n;
+	char *slash;
+
+	if (o->worker_path != NULL) {
+		snprintf(out, outlen, "%s", o->worker_path);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			snprintf(out, outlen, "%s/prsyncd-worker", self);
+			if (access(out, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(out, outlen, "%s/prsyncd-worker", PRSYNCD_LIBEXEC);
+}
+
+static pid_t spawn_worker(const char *path, int ipc_child)
+{
+	char *const argv[] = { (char *)"prsyncd-worker", NULL };
+	char *const envp[] = { NULL };
+	sigset_t none;
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	/* Child: exactly stdin/out/err (/dev/null), the client, the channel. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (dup2(ipc_child, PR_FD_IPC) < 0)
+		_exit(127);
+	if (fcntl(PR_FD_CLIENT, F_SETFD, 0) < 0)
+		_exit(127);
+	close_range(PR_FD_IPC + 1, ~0U, 0);
+	null_stdio();
+	execve(path, argv, envp);
+	_exit(127);
+}
+
+static void report_exit(struct session *s, int status, int kmsg_fd)
+{
+	if (WIFEXITED(status)) {
+		if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != s->exit_code)
+			log_msg(PR_LOG_WARNING, "worker %d exited with status %d", (int)s->worker,
+				WEXITSTATUS(status));
+		return;
+	}
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		if (s->killed && sig == SIGKILL) {
+			log_msg(PR_LOG_INFO, "worker %d terminated by the monitor", (int)s->worker);
+			return;
+		}
+		if (sig == SIGSYS) {
+			long nr = sigsys_lookup(kmsg_fd, s->worker);
+			char *name = nr >= 0 ? seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, (int)nr) : NULL;
+
+			if (nr >= 0)
+				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall %ld (%s)",
+					(int)s->worker, sig, nr, name ? name : "?");
+			else
+				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall not reported by the kernel",
+					(int)s->worker, sig);
+			free(name);
+		} else {
+			log_msg(PR_LOG_ERR, "worker %d killed by signal %d (%s)", (int)s->worker, sig, strsignal(sig));
+		}
+	}
+}
+
+/* Serve the worker until it exits, it misbehaves, or the deadline passes. */
+static void serve(struct session *s, int deadline_secs)
+{
+	int64_t deadline = now_ms() + (int64_t)deadline_secs * 1000;
+
+	while (!s->done) {
+		struct pollfd p = { .fd = s->ipc.fd, .events = POLLIN };
+		struct pr_msg m;
+		const char *why;
+		int fd, timeout = -1, rc;
+
+		if (s->state & (ST_STARTING | ST_HANDSHAKE)) {
+			int64_t left = deadline - now_ms();
+
+			if (left <= 0) {
+				log_msg(PR_LOG_WARNING, "handshake timeout (%d s) from %s (%s): worker killed",
+					deadline_secs, s->host, s->addr);
+				return;
+			}
+			timeout = left > 1000000 ? 1000000 : (int)left;
+		}
+		rc = poll(&p, 1, timeout);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0) {
+			log_msg(PR_LOG_ERR, "poll: %s", strerror(errno));
+			return;
+		}
+		if (rc == 0)
+			continue;
+		switch (pr_ipc_recv(&s->ipc, &m, &fd, &why)) {
+		case PR_IPC_OK:
+			break;
+		case PR_IPC_EOF:
+			s->done = 1;
+			return;
+		case PR_IPC_ERR:
+			log_msg(PR_LOG_ERR, "reading from worker: %s", strerror(errno));
+			return;
+		case PR_IPC_INVALID:
+			log_msg(PR_LOG_ERR, "invalid message from worker (%s); ending session", why);
+			return;
+		}
+		if (fd >= 0) {
+			/* No worker request carries a descriptor today; the
+			 * validator already refused any that did. */
+			close(fd);
+		}
+		if (dispatch(s, &m) < 0)
+			return;
+	}
+}
+
+static int prepare_init(struct session *s, struct pr_msg *m, int has_motd)
+{
+	struct pr_m_init *b = &m->u.init;
+
+	pr_msg_init(m, PR_M_INIT);
+	b->handshake_timeout = (uint32_t)s->cfg.handshake_timeout;
+	b->has_motd = has_motd ? 1 : 0;
+	b->max_protocol = 32;
+	pr_str_set_text_trunc(&b->client_addr, s->addr);
+	if (pr_str_set_path(&b->chroot_dir, s->cfg.worker_chroot) < 0)
+		return -1;
+	if (geteuid() == 0) {
+		struct passwd *pw = getpwnam(s->cfg.worker_user);
+
+		if (pw == NULL || pw->pw_uid == 0 || pw->pw_gid == 0) {
+			log_msg(PR_LOG_ERR, "worker user %s: unknown, or has uid/gid 0", s->cfg.worker_user);
+			return -1;
+		}
+		b->sandbox_mode = PR_SANDBOX_ROOT;
+		b->worker_uid = pw->pw_uid;
+		b->worker_gid = pw->pw_gid;
+	} else {
+		b->sandbox_mode = PR_SANDBOX_USERNS;
+	}
+	return 0;
+}
+
+int session_main(const struct session_opts *o)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	char err[CFG_ERR_MAX] = "", wpath[4096];
+	struct pr_msg init;
+	int sv[2], motd_fd = -1, kmsg_fd, status = 0;
+
+	if (s == NULL)
+		return 1;
+	s->state = ST_STARTING;
+	if (cfg_load(o->config_path, &s->cfg, err, sizeof(err)) < 0) {
+		log_msg(PR_LOG_ERR, "config: %s", err);
+		(void)!write(PR_FD_CLIENT, "@ERROR: daemon configuration error\n", 35);
+		return 1;
+	}
+	if (o->worker_chroot_override != NULL) {
+		free(s->cfg.worker_chroot);
+		s->cfg.worker_chroot = strdup(o->worker_chroot_override);
+	}
+	peer_names(s, PR_FD_CLIENT, s->cfg.reverse_lookup);
+	log_msg(PR_LOG_INFO, "connect from %s (%s)", s->host, s->addr);
+
+	if (emptydir_check(s->cfg.worker_chroot, geteuid(), 0, err, sizeof(err)) < 0 ||
+	    prepare_init(s, &init, 0) < 0) {
+		if (err[0])
+			log_msg(PR_LOG_ERR, "%s", err);
+		(void)!write(PR_FD_CLIENT, "@ERROR: daemon setup error\n", 27);
+		return 1;
+	}
+	if (s->cfg.motd_file != NULL) {
+		motd_fd = open(s->cfg.motd_file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (motd_fd < 0)
+			log_msg(PR_LOG_WARNING, "motd file %s: %s", s->cfg.motd_file, strerror(errno));
+	}
+	init.u.init.has_motd = motd_fd >= 0;
+	kmsg_fd = sigsys_watch_open();
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		log_msg(PR_LOG_ERR, "socketpair: %s", strerror(errno));
+		return 1;
+	}
+	worker_path(o, wpath, sizeof(wpath));
+	s->worker = spawn_worker(wpath, sv[1]);
+	if (s->worker < 0) {
+		log_msg(PR_LOG_ERR, "fork: %s", strerror(errno));
+		return 1;
+	}
+	close(sv[1]);
+	close(PR_FD_CLIENT); /* the worker holds the only copy from now on */
+	pr_ipc_init(&s->ipc, sv[0], PR_DIR_TO_MONITOR);
+
+	if (send_msg(s, &init, motd_fd) == 0)
+		serve(s, s->cfg.handshake_timeout);
+	if (motd_fd >= 0)
+		close(motd_fd);
+	if (!s->done) {
+		kill(s->worker, SIGKILL);
+		s->killed = 1;
+	}
+	close(sv[0]);
+	while (waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
+		;
+	report_exit(s, status, kmsg_fd);
+	if (kmsg_fd >= 0)
+		close(kmsg_fd);
+	cfg_free(&s->cfg);
+	free(s);
+	return 0;
+}

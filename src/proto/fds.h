@@ -1,0 +1,11 @@
+/* Descriptor numbers agreed between the processes at exec time. */
+#ifndef PRSYNCD_FDS_H
+#define PRSYNCD_FDS_H
+
+/* session monitor: the accepted client socket; the log file when not syslog */
+#define PR_FD_CLIENT 3
+#define PR_FD_LOG 4
+/* worker: the client socket (same number) and its end of the channel */
+#define PR_FD_IPC 4
+
+#endif

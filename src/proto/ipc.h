@@ -1,0 +1,39 @@
+/*
+ * One end of the monitor<->worker channel: a SOCK_SEQPACKET socket that
+ * carries whole pr_msg records and at most one descriptor per record.
+ */
+#ifndef PRSYNCD_IPC_H
+#define PRSYNCD_IPC_H
+
+#include "msg.h"
+
+struct pr_ipc {
+	int fd;
+	enum pr_msg_dir recv_dir; /* direction of the messages this end receives */
+	uint32_t send_seq;        /* last sequence number sent */
+	uint32_t recv_seq;        /* last sequence number received */
+};
+
+void pr_ipc_init(struct pr_ipc *c, int fd, enum pr_msg_dir recv_dir);
+
+/* Send one message, with a descriptor if fd_to_pass >= 0.  Fills in seq and
+ * the PR_F_FD flag.  Returns 0, or -1 with errno set. */
+int pr_ipc_send(struct pr_ipc *c, struct pr_msg *m, int fd_to_pass);
+
+enum pr_ipc_result {
+	PR_IPC_OK = 0,
+	PR_IPC_EOF = 1,      /* the peer closed the channel */
+	PR_IPC_ERR = 2,      /* I/O error: errno says which */
+	PR_IPC_INVALID = 3,  /* the record was malformed: *why says how */
+};
+
+/*
+ * Receive and validate one message.  On PR_IPC_OK, *fd_out is the received
+ * descriptor or -1.  Any descriptor that arrives with an invalid record is
+ * closed before returning.  *why receives a static description on
+ * PR_IPC_INVALID.
+ */
+enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,
+			       const char **why);
+
+#endif

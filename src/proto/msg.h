@@ -1,0 +1,197 @@
+/*
+ * Messages between the session monitor and the worker.
+ *
+ * Every message is one SOCK_SEQPACKET record of exactly PR_MSG_SIZE bytes:
+ * a fixed header and a body whose meaning depends on the type.  Fixed-size
+ * records mean a reader never has to trust a length to size a buffer, and a
+ * short or long record is detectable by the kernel's record boundary alone.
+ * The header's body length must equal the exact size the type declares, so
+ * a peer cannot smuggle bytes in the tail of the union.
+ *
+ * Both sides call pr_msg_validate() on every message they receive; there is
+ * one validator per type, in msg.c, and it checks every field.
+ *
+ * Adding a message type: add it to enum pr_msg_type, add its body struct
+ * and union member, add its row to the table in msg.c (size, direction,
+ * validator), add its row to the monitor's dispatch table if the worker
+ * sends it, and add a hostile test in tests/unit/test_msg.c.
+ */
+#ifndef PRSYNCD_MSG_H
+#define PRSYNCD_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PR_MSG_SIZE 4096u
+#define PR_MSG_MAGIC 0x50524d31u /* "PRM1": catches a peer of another build */
+
+/* Counted strings: a length and a fixed buffer, NUL-terminated, no interior NUL. */
+#define PR_NAME_MAX 256u    /* module names, user names */
+#define PR_TEXT_MAX 1024u   /* log records, error lines */
+#define PR_PATH_MAX 1024u   /* chroot directory and similar configured paths */
+
+struct pr_str_name {
+	uint16_t len;        /* bytes before the terminating NUL */
+	char s[PR_NAME_MAX];
+};
+
+struct pr_str_text {
+	uint16_t len;
+	char s[PR_TEXT_MAX];
+};
+
+struct pr_str_path {
+	uint16_t len;
+	char s[PR_PATH_MAX];
+};
+
+enum pr_msg_type {
+	PR_MSG_NONE = 0,
+	/* monitor -> worker */
+	PR_M_INIT = 1,        /* sandbox parameters; may carry the MOTD descriptor */
+	PR_M_MODLIST = 2,     /* one listable module */
+	PR_M_MODLIST_END = 3, /* end of the module listing */
+	PR_M_SELECT = 4,      /* answer to a module selection */
+	/* worker -> monitor */
+	PR_W_READY = 64,      /* sandbox in place; nothing read from the client yet */
+	PR_W_LOG = 65,        /* one log record for the operator */
+	PR_W_MODLIST = 66,    /* the client asked for the module listing */
+	PR_W_SELECT = 67,     /* the client asked for a module */
+	PR_W_EXIT = 68,       /* the session ends; carries the exit code */
+	PR_MSG_TYPE_MAX = 69
+};
+
+/* Who may send a type; a message arriving from the wrong side is invalid. */
+enum pr_msg_dir { PR_DIR_TO_WORKER = 1, PR_DIR_TO_MONITOR = 2 };
+
+struct pr_msg_hdr {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t flags;  /* PR_F_*; unknown bits are invalid */
+	uint32_t seq;    /* per direction, starts at 1, +1 per message */
+	uint32_t len;    /* body length: must equal the type's size */
+};
+
+/* The message carries a descriptor (SCM_RIGHTS); only some types may. */
+#define PR_F_FD 0x0001u
+#define PR_F_ALL PR_F_FD
+
+/* Sandbox modes the monitor can ask for. */
+enum pr_sandbox_mode {
+	PR_SANDBOX_ROOT = 1,   /* started as root: chroot + setresuid to worker user */
+	PR_SANDBOX_USERNS = 2, /* started unprivileged: user namespace for chroot */
+};
+
+/* Debug switches, honoured only by test builds (PRSYNCD_TEST_HOOKS). */
+#define PR_DEBUG_NONE 0u
+#define PR_DEBUG_ALL 0u
+
+struct pr_m_init {
+	uint32_t sandbox_mode;   /* enum pr_sandbox_mode */
+	uint32_t worker_uid;     /* root mode: the uid to drop to; never 0 */
+	uint32_t worker_gid;     /* root mode: the gid to drop to; never 0 */
+	uint32_t handshake_timeout; /* seconds, 1..3600 */
+	uint32_t has_motd;       /* 0 or 1; 1 iff the message carries a descriptor */
+	uint32_t max_protocol;   /* highest protocol to offer, 27..32 */
+	struct pr_str_path chroot_dir; /* absolute, no ".." component */
+	struct pr_str_text client_addr; /* numeric address, for the worker's own messages */
+};
+
+struct pr_m_modlist {
+	struct pr_str_name name;
+	struct pr_str_text comment;
+};
+
+/* Answers to a selection: OK, or an error line the worker sends verbatim. */
+enum pr_select_status {
+	PR_SELECT_OK = 1,
+	PR_SELECT_ERROR = 2,
+};
+
+struct pr_m_select {
+	uint32_t status;          /* enum pr_select_status */
+	uint32_t read_only;       /* 0/1, OK only */
+	struct pr_str_name module;/* OK only: the canonical module name */
+	struct pr_str_text error; /* ERROR only: the "@ERROR: ..." text, no newline */
+};
+
+enum pr_log_level {
+	PR_LOG_ERR = 1,
+	PR_LOG_WARNING = 2,
+	PR_LOG_INFO = 3,
+	PR_LOG_DEBUG = 4,
+};
+
+struct pr_w_log {
+	uint32_t level;           /* enum pr_log_level */
+	struct pr_str_text text;  /* one line, no newline */
+};
+
+struct pr_w_ready {
+	uint32_t pid;             /* the worker's own view; informational */
+};
+
+struct pr_w_select {
+	struct pr_str_name module;
+};
+
+struct pr_w_exit {
+	uint32_t code;            /* rsync exit code, 0..255 */
+};
+
+#define PR_MSG_BODY_MAX (PR_MSG_SIZE - sizeof(struct pr_msg_hdr))
+
+struct pr_msg {
+	struct pr_msg_hdr h;
+	union {
+		unsigned char raw[PR_MSG_BODY_MAX];
+		struct pr_m_init init;
+		struct pr_m_modlist modlist;
+		struct pr_m_select select;
+		struct pr_w_ready ready;
+		struct pr_w_log log;
+		struct pr_w_select wselect;
+		struct pr_w_exit exit;
+	} u;
+};
+
+_Static_assert(sizeof(struct pr_msg) == PR_MSG_SIZE, "message size");
+
+/* Validation results; a string for logs comes from pr_msg_strerror(). */
+enum pr_msg_err {
+	PR_MSG_OK = 0,
+	PR_MSG_EBADMAGIC,
+	PR_MSG_EBADTYPE,
+	PR_MSG_EBADDIR,
+	PR_MSG_EBADLEN,
+	PR_MSG_EBADFLAGS,
+	PR_MSG_EBADSEQ,
+	PR_MSG_EBADSTR,
+	PR_MSG_EBADFIELD,
+	PR_MSG_EBADFD,
+};
+
+const char *pr_msg_strerror(enum pr_msg_err e);
+const char *pr_msg_type_name(uint16_t type);
+
+/*
+ * Check a received message completely: header, direction, exact length,
+ * flags, and every body field.  `dir` is the direction the receiver expects;
+ * `have_fd` says whether a descriptor arrived with it.
+ */
+enum pr_msg_err pr_msg_validate(const struct pr_msg *m, enum pr_msg_dir dir, int have_fd);
+
+/* Start a message of a type: zero it and fill the header (seq set by ipc). */
+void pr_msg_init(struct pr_msg *m, enum pr_msg_type type);
+
+/*
+ * Counted-string setters: refuse (return -1) a string that does not fit or
+ * contains a NUL, rather than truncate it silently.
+ */
+int pr_str_set_name(struct pr_str_name *d, const char *s);
+int pr_str_set_text(struct pr_str_text *d, const char *s);
+int pr_str_set_path(struct pr_str_path *d, const char *s);
+/* As pr_str_set_text, but truncates (log records may be cut, not refused). */
+void pr_str_set_text_trunc(struct pr_str_text *d, const char *s);
+
+#endif

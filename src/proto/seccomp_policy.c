@@ -1,0 +1,92 @@
+/*
+ * Load a generated allow-list into the kernel with libseccomp.  Anything not
+ * listed kills the whole process (SCMP_ACT_KILL_PROCESS), including calls
+ * made through a foreign ABI (x32, i386), which libseccomp treats as a
+ * "bad arch" and answers with the default action.
+ */
+#include <errno.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "seccomp_policy.h"
+
+static enum scmp_compare to_scmp(enum pr_cmp op)
+{
+	switch (op) {
+	case PR_CMP_EQ: return SCMP_CMP_EQ;
+	case PR_CMP_NE: return SCMP_CMP_NE;
+	case PR_CMP_LT: return SCMP_CMP_LT;
+	case PR_CMP_LE: return SCMP_CMP_LE;
+	case PR_CMP_GT: return SCMP_CMP_GT;
+	case PR_CMP_GE: return SCMP_CMP_GE;
+	case PR_CMP_MASKED_EQ: return SCMP_CMP_MASKED_EQ;
+	}
+	return _SCMP_CMP_MIN;
+}
+
+static int add_rules(scmp_filter_ctx ctx, const struct pr_policy *p, char *err, size_t errlen)
+{
+	int rc;
+
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct pr_policy_rule *r = &p->rules[i];
+		struct scmp_arg_cmp cmp[PR_POLICY_MAX_ARGS];
+		int nr = seccomp_syscall_resolve_name(r->syscall);
+
+		if (nr == __NR_SCMP_ERROR) {
+			snprintf(err, errlen, "policy %s line %d: unknown syscall %s",
+				 p->name, r->line, r->syscall);
+			return -1;
+		}
+		if (r->nargs > PR_POLICY_MAX_ARGS) {
+			snprintf(err, errlen, "policy %s line %d: too many conditions", p->name, r->line);
+			return -1;
+		}
+		for (unsigned a = 0; a < r->nargs; a++) {
+			const struct pr_policy_arg *pa = &r->args[a];
+
+			cmp[a].arg = pa->arg;
+			cmp[a].op = to_scmp(pa->op);
+			cmp[a].datum_a = pa->op == PR_CMP_MASKED_EQ ? pa->mask : pa->value;
+			cmp[a].datum_b = pa->op == PR_CMP_MASKED_EQ ? pa->value : 0;
+		}
+		rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, r->nargs, cmp);
+		if (rc < 0) {
+			snprintf(err, errlen, "policy %s line %d: cannot add rule for %s: %s",
+				 p->name, r->line, r->syscall, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int pr_policy_load_with(const struct pr_policy *p, const struct pr_policy *extra,
+			char *err, size_t errlen)
+{
+	scmp_filter_ctx ctx;
+	int rc;
+
+	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	if (ctx == NULL) {
+		snprintf(err, errlen, "seccomp_init failed");
+		return -1;
+	}
+	if (add_rules(ctx, p, err, errlen) < 0 || (extra && add_rules(ctx, extra, err, errlen) < 0))
+		goto fail;
+	rc = seccomp_load(ctx);
+	if (rc < 0) {
+		snprintf(err, errlen, "seccomp_load: %s", strerror(-rc));
+		goto fail;
+	}
+	seccomp_release(ctx);
+	return 0;
+fail:
+	seccomp_release(ctx);
+	return -1;
+}
+
+int pr_policy_load(const struct pr_policy *p, char *err, size_t errlen)
+{
+	return pr_policy_load_with(p, NULL, err, errlen);
+}

@@ -1,0 +1,53 @@
+/*
+ * The client connection as the worker sees it: a socket with a read buffer,
+ * a deadline for the handshake, and bounded line reads.  Every read from the
+ * network in the worker goes through here.
+ */
+#ifndef PRSYNCD_CONN_H
+#define PRSYNCD_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONN_RBUF 65536
+
+struct conn {
+	int fd;
+	int64_t deadline_ms;   /* absolute CLOCK_MONOTONIC ms; 0 = none */
+	int timeout_ms;        /* per-read idle timeout; 0 = none */
+	size_t rpos, rlen;
+	unsigned char rbuf[CONN_RBUF];
+	uint64_t total_read;
+	uint64_t total_written;
+};
+
+enum conn_err {
+	CONN_OK = 0,
+	CONN_EOF = -1,      /* peer closed */
+	CONN_TIMEOUT = -2,  /* deadline or idle timeout passed */
+	CONN_IOERR = -3,    /* read/write failed */
+	CONN_TOOLONG = -4,  /* line longer than the caller's buffer */
+	CONN_BADBYTE = -5,  /* NUL inside a text line */
+};
+
+void conn_init(struct conn *c, int fd);
+int64_t conn_now_ms(void);
+/* Set an absolute deadline `secs` from now (0 clears it). */
+void conn_set_deadline(struct conn *c, unsigned secs);
+
+/*
+ * Read one text line terminated by '\n' into buf (cap bytes including the
+ * NUL); a trailing '\r' is removed.  Returns the length or a conn_err.
+ */
+int conn_read_line(struct conn *c, char *buf, size_t cap);
+
+/* Read exactly n bytes. Returns 0 or a conn_err. */
+int conn_read_exact(struct conn *c, void *buf, size_t n);
+
+/* Write all n bytes. Returns 0 or a conn_err. */
+int conn_write(struct conn *c, const void *buf, size_t n);
+int conn_write_str(struct conn *c, const char *s);
+
+const char *conn_strerror(int e);
+
+#endif

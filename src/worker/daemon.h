@@ -1,0 +1,25 @@
+#ifndef PRSYNCD_DAEMON_H
+#define PRSYNCD_DAEMON_H
+
+#include "conn.h"
+#include "msg.h"
+
+/* What the text phase of the daemon protocol settled. */
+struct handshake {
+	int protocol;            /* negotiated, 27..32 */
+	int remote_protocol;     /* as the client announced it */
+	int remote_sub;
+	char auth_digests[256];  /* the client's digest list, "" if none */
+	char module[PR_NAME_MAX];/* selected module (canonical name) */
+	int read_only;
+};
+
+/*
+ * Run the text phase: greeting, MOTD, request line, listing or selection.
+ * Returns 1 when a module was selected and the client got "@RSYNCD: OK"
+ * (the transfer follows), or exits the worker with the session's exit code.
+ */
+int daemon_handshake(struct conn *c, const struct pr_m_init *init, int motd_fd,
+		     struct handshake *hs);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * The worker trusts the monitor's answers only after the shared validator
+ * has accepted them; a malformed answer means a bug on the privileged side,
+ * and the safe reaction is to stop.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "mon.h"
+
+struct pr_ipc mon_ipc;
+
+void mon_init(int fd)
+{
+	pr_ipc_init(&mon_ipc, fd, PR_DIR_TO_WORKER);
+}
+
+void mon_log(enum pr_log_level level, const char *fmt, ...)
+{
+	struct pr_msg m;
+	char buf[PR_TEXT_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	pr_msg_init(&m, PR_W_LOG);
+	m.u.log.level = level;
+	pr_str_set_text_trunc(&m.u.log.text, buf);
+	(void)pr_ipc_send(&mon_ipc, &m, -1);
+}
+
+void mon_send(struct pr_msg *m, int fd)
+{
+	if (pr_ipc_send(&mon_ipc, m, fd) < 0)
+		_exit(12);
+}
+
+void mon_expect(struct pr_msg *m, enum pr_msg_type type, int *fd_out)
+{
+	const char *why;
+	int fd;
+	enum pr_ipc_result r = pr_ipc_recv(&mon_ipc, m, &fd, &why);
+
+	if (r != PR_IPC_OK || m->h.type != type) {
+		if (r == PR_IPC_OK && fd >= 0)
+			close(fd);
+		_exit(12);
+	}
+	if (fd_out)
+		*fd_out = fd;
+	else if (fd >= 0)
+		close(fd);
+}
+
+void mon_exit(int code)
+{
+	struct pr_msg m;
+
+	pr_msg_init(&m, PR_W_EXIT);
+	m.u.exit.code = (uint32_t)code & 0xff;
+	(void)pr_ipc_send(&mon_ipc, &m, -1);
+	_exit(code);
+}

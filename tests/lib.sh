@@ -1,0 +1,95 @@
+# Shared helpers for the integration tests.  Each test script sources this,
+# calls pass/fail per check, and ends with `finish`.  Servers listen on
+# 127.0.0.1 only, on ports picked free; every wait loop is bounded.
+
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN=${PRSYNCD_BIN:-$TOP/build/test}
+PRSYNCD=$BIN/prsyncd
+TOOLS=$TOP/build/test/tools
+NPASS=0
+NFAIL=0
+TMP=$(mktemp -d /tmp/prsyncd-test.XXXXXX)
+PIDS=()
+
+cleanup() {
+	for p in "${PIDS[@]:-}"; do
+		[ -n "$p" ] && kill "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]:-}"; do
+		[ -n "$p" ] && wait "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+pass() { NPASS=$((NPASS + 1)); echo "PASS: $*"; }
+fail() { NFAIL=$((NFAIL + 1)); echo "FAIL: $*"; }
+check() { # check NAME CMD...: pass if the command succeeds
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name"; fi
+}
+finish() {
+	echo "$(basename "$0"): $NPASS passed, $NFAIL failed"
+	[ "$NFAIL" -eq 0 ]
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# wait_port PORT: until something accepts on 127.0.0.1:PORT (max ~10 s)
+wait_port() {
+	local i
+	for i in $(seq 1 100); do
+		if python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),0.2).close()' "$1" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# start_prsyncd CONF PORT LOG [extra args...]: sets PRSYNCD_PID
+start_prsyncd() {
+	local conf=$1 port=$2 log=$3; shift 3
+	"$PRSYNCD" --no-detach --config="$conf" --port="$port" --address=127.0.0.1 \
+		--log-file="$log" "$@" 2>>"$log.stderr" &
+	PRSYNCD_PID=$!
+	PIDS+=("$PRSYNCD_PID")
+	wait_port "$port"
+}
+
+# start_rsyncd CONF PORT: the stock daemon as the oracle; sets RSYNCD_PID
+start_rsyncd() {
+	local conf=$1 port=$2
+	rsync --daemon --no-detach --config="$conf" --port="$port" --address=127.0.0.1 &
+	RSYNCD_PID=$!
+	PIDS+=("$RSYNCD_PID")
+	wait_port "$port"
+}
+
+stop_pid() {
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
+# wait_log FILE PATTERN: until grep -E finds PATTERN (max ~10 s)
+wait_log() {
+	local i
+	for i in $(seq 1 100); do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The stock client, never prompting, bounded in time.
+rsync_client() {
+	timeout 60 rsync --contimeout=10 --timeout=30 "$@" </dev/null
+}
+
+rawclient() {
+	python3 "$TOP/tests/tools/rawclient.py" "$@"
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The whole test suite: unit tests, then integration tests against the
+# sanitizer build and the stock rsync daemon.  Closes with the summed
+# "N passed, N failed" line; exits non-zero if anything failed.
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP" || exit 1
+total_pass=0
+total_fail=0
+failed_suites=()
+
+run_suite() { # run_suite NAME CMD...
+	local name=$1; shift
+	local out rc line p f
+	out=$("$@" 2>&1); rc=$?
+	printf '%s\n' "$out"
+	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	if [ -n "$line" ]; then
+		p=$(sed -E 's/.*[^0-9]?([0-9]+) passed.*/\1/' <<<"$line")
+		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	else
+		p=0; f=1
+		echo "suite $name printed no summary line"
+	fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "suite $name exited $rc"
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	[ "$f" -eq 0 ] || failed_suites+=("$name")
+}
+
+for t in build/test/unit/test_*; do
+	[ -x "$t" ] || continue
+	run_suite "$(basename "$t")" "$t"
+done
+for t in tests/integration/t_*.sh; do
+	[ -f "$t" ] || continue
+	run_suite "$(basename "$t")" timeout 900 bash "$t"
+done
+
+[ ${#failed_suites[@]} -eq 0 ] || echo "failing suites: ${failed_suites[*]}"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
