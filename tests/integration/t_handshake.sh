@@ -84,7 +84,7 @@ for motd in 0 1; do
 		ro=$(rawclient "$rp" --send "$script" --hex --timeout 5)
 		po=$(rawclient "$pp" --send "$script" --hex --timeout 5)
 		if [ "$ro" = "$po" ]; then pass "raw bytes motd=$motd #$i"
-		else fail "raw bytes motd=$motd #$i ($script)"; echo " rsyncd:  $(echo "$ro" | xxd -r -p | head -c 300 | cat -A)"; echo " prsyncd: $(echo "$po" | xxd -r -p | head -c 300 | cat -A)"; fi
+		else fail "raw bytes motd=$motd #$i ($script)"; echo " rsyncd:  ${ro:0:400}"; echo " prsyncd: ${po:0:400}"; fi
 	done
 	stop_pid "$P"; stop_pid "$R"
 done

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A hostile program in place of the worker attacks the session monitor.
+# Each misbehaviour must end that session with a log line, and the same
+# listener must keep serving (the "normal" mode execs the real worker).
+. "$(dirname "$0")/../lib.sh"
+
+mkdir -p "$TMP/pub"
+cat > "$TMP/conf" <<CONF
+handshake timeout = 2
+[pub]
+	path = $TMP/pub
+CONF
+port=$(free_port)
+start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_worker" || fail "prsyncd did not start"
+L=$PRSYNCD_PID
+
+expect_mode() { # expect_mode MODE LOG-REGEX
+	local before after
+	before=$(wc -l < "$TMP/log")
+	rawclient "$port" --send "$1\n" --timeout 4 >/dev/null
+	for i in $(seq 1 50); do
+		after=$(tail -n +"$((before + 1))" "$TMP/log")
+		grep -Eq -- "$2" <<<"$after" && break
+		sleep 0.1
+	done
+	if grep -Eq -- "$2" <<<"$after"; then pass "$1: $(grep -E -- "$2" <<<"$after" | head -n 1 | cut -d' ' -f4-)"
+	else fail "$1: no log line matching '$2'"; echo "$after" | sed 's/^/    /'; fi
+	kill -0 "$L" 2>/dev/null && pass "$1: listener alive" || fail "$1: listener died"
+}
+
+expect_mode unknown-type 'invalid message from worker \(unknown message type\)'
+expect_mode wrong-length 'invalid message from worker \(wrong body length'
+expect_mode unterminated-string 'invalid message from worker \(malformed string'
+expect_mode out-of-state 'PR_W_SELECT in a state where it is not permitted'
+expect_mode second-select 'PR_W_SELECT in a state where it is not permitted'
+expect_mode short-record 'invalid message from worker \(short record\)'
+expect_mode oversized-record 'invalid message from worker \(oversized record'
+expect_mode bad-seq 'invalid message from worker \(out-of-sequence'
+expect_mode unexpected-fd 'invalid message from worker \(descriptor missing or unexpected\)'
+expect_mode bad-log-level 'invalid message from worker \(field out of range\)'
+expect_mode silent 'handshake timeout \(2 s\)'
+expect_mode log-injection 'first\\012.*forged line\\033'
+# A forged line must not appear as a line of its own.
+grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "log injection produced a forged line" || pass "no forged log line"
+
+out=$(rawclient "$port" --send 'normal\n@RSYNCD: 32.0 md5\n\n' --timeout 5)
+case $out in *"pub"*"@RSYNCD: EXIT"*) pass "listener still serves a real worker";; *) fail "real worker after attacks: $out";; esac
+zombies=$(ps -o stat= --ppid "$L" | grep -c Z)
+[ "$zombies" = 0 ] && pass "no zombie sessions" || fail "$zombies zombie sessions"
+finish
