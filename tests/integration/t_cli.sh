@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Command line and start-up checks: --check-config on good and bad files,
+# --version/--help, refusals that cite file and line, the pid file.
+. "$(dirname "$0")/../lib.sh"
+P=$TOP/build/prsyncd
+
+mkdir -p "$TMP/pub"
+good=$TMP/good.conf
+cat > "$good" <<CONF
+# comment
+port = 8873
+[pub]
+	path = $TMP/pub
+	comment = ok
+	use chroot = yes
+CONF
+out=$("$P" --config="$good" --check-config 2>&1); rc=$?
+[ $rc = 0 ] && pass "check-config good file" || fail "check-config good file: rc=$rc $out"
+
+refuse() { # refuse NAME LINE-NO BODY EXPECT
+	local f=$TMP/bad.$RANDOM.conf out rc
+	printf '%b' "$3" > "$f"
+	out=$("$P" --config="$f" --check-config 2>&1); rc=$?
+	if [ $rc != 0 ] && grep -q -- "$f:$2:" <<<"$out" && grep -qi -- "$4" <<<"$out"; then pass "$1 refused at line $2"
+	else fail "$1: rc=$rc out=$out"; fi
+}
+refuse "read only = no" 3 "[pub]\n\tpath = $TMP/pub\n\tread only = no\n" "read only"
+refuse "pre-xfer exec" 3 "[pub]\n\tpath = $TMP/pub\n\tpre-xfer exec = /bin/true\n" "exec"
+refuse "hosts allow" 3 "[pub]\n\tpath = $TMP/pub\n\thosts allow = 10.0.0.0/8\n" "hosts allow"
+refuse "unknown key" 2 "[pub]\n\tfrobnicate = 1\n\tpath = $TMP/pub\n" "frobnicate"
+refuse "bad boolean" 3 "[pub]\n\tpath = $TMP/pub\n\tlist = maybe\n" "maybe"
+refuse "module without path" 1 "[pub]\n\tcomment = x\n" "path"
+
+warnf=$TMP/warn.conf
+printf '[pub]\n\tpath = %s\n\ttimeout = 600\n' "$TMP/pub" > "$warnf"
+out=$("$P" --config="$warnf" --check-config 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "$warnf:3:.*timeout" <<<"$out" && pass "unimplemented directive warns with file:line" || fail "warning: rc=$rc $out"
+
+"$P" --version | grep -q '^prsyncd ' && pass "--version" || fail "--version"
+"$P" --help | grep -q -- '--check-config' && pass "--help" || fail "--help"
+"$P" --bogus >/dev/null 2>&1 && fail "unknown option accepted" || pass "unknown option refused"
+"$P" --port=0 --config="$good" --check-config >/dev/null 2>&1 && fail "port 0 accepted" || pass "port 0 refused"
+"$P" --config="$TMP/missing.conf" --check-config >/dev/null 2>&1 && fail "missing config accepted" || pass "missing config refused"
+
+# A worker user with uid 0 is refused.
+printf 'worker user = root\n[pub]\n\tpath = %s\n' "$TMP/pub" > "$TMP/root.conf"
+out=$("$P" --config="$TMP/root.conf" --check-config 2>&1) && fail "worker user root accepted" || pass "worker user root refused: $out"
+
+# A non-empty worker chroot is refused.
+mkdir -p "$TMP/notempty" && touch "$TMP/notempty/x" && chmod 755 "$TMP/notempty"
+printf 'worker chroot = %s\n[pub]\n\tpath = %s\n' "$TMP/notempty" "$TMP/pub" > "$TMP/ne.conf"
+out=$("$P" --config="$TMP/ne.conf" --check-config 2>&1) && fail "non-empty chroot accepted" || pass "non-empty chroot refused: $out"
+
+# Detached start with a pid file; SIGTERM removes it.
+port=$(free_port)
+"$P" --config="$good" --port="$port" --address=127.0.0.1 --pid-file="$TMP/pid" --log-file="$TMP/log"
+if wait_port "$port" && [ -s "$TMP/pid" ]; then
+	pid=$(cat "$TMP/pid")
+	pass "detached daemon wrote pid file ($pid)"
+	[ "$(ps -o tty= -p "$pid" | tr -d ' ')" = "?" ] && pass "detached daemon has no controlling terminal" || fail "detached daemon kept a terminal"
+	kill "$pid"
+	for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$pid" 2>/dev/null && fail "daemon survived SIGTERM" || pass "SIGTERM stops the daemon"
+	[ -e "$TMP/pid" ] && fail "pid file left behind" || pass "pid file removed"
+else
+	fail "detached daemon did not start"
+fi
+
+# Non-root start: user namespace confinement, or a clear refusal.
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+	port=$(free_port)
+	chmod 755 "$TMP"
+	mkdir -p "$TMP/nr" && chmod 777 "$TMP/nr"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$P" --no-detach --config="$good" \
+		--port="$port" --address=127.0.0.1 --log-file="$TMP/nr/log" 2>"$TMP/nonroot.err" &
+	np=$!
+	PIDS+=("$np")
+	if wait_port "$port"; then
+		out=$(rsync_client "rsync://127.0.0.1:$port/" 2>&1)
+		case $out in pub*) pass "non-root daemon serves a listing (user namespace)";; *) fail "non-root listing: $out";; esac
+	else
+		grep -q 'user namespaces' "$TMP/nonroot.err" && pass "non-root start refused with a reason" ||
+			fail "non-root start: $(cat "$TMP/nonroot.err")"
+	fi
+	stop_pid "$np"
+fi
+finish
