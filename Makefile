@@ -87,11 +87,12 @@ build/test/prsyncd-worker: $(call TST_OBJ,$(WORKER_SRC) $(PROTO_SRC) $(GEN_SRC))
 # Unit tests link the module under test (sanitizer objects) with their own main.
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/test/unit/%,$(UNIT_SRC))
-MONITOR_LIB_OBJ = $(call TST_OBJ,$(filter-out src/monitor/main.c,$(MONITOR_SRC)) $(PROTO_SRC) $(GEN_SRC))
+# Every object but the two mains: a unit test may exercise any module.
+UNIT_LIB_OBJ = $(call TST_OBJ,$(filter-out src/monitor/main.c src/worker/main.c,$(MONITOR_SRC) $(WORKER_SRC)) $(PROTO_SRC) $(GEN_SRC))
 
-build/test/unit/%: tests/unit/%.c tests/unit/unit.h $(MONITOR_LIB_OBJ)
+build/test/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(COMMON) $(SAN) -Isrc/monitor -Isrc/worker $(CFLAGS) -o $@ $< $(MONITOR_LIB_OBJ) $(SLINK) $(PKG_LIBS)
+	$(CC) $(COMMON) $(SAN) -Isrc/monitor -Isrc/worker $(CFLAGS) -o $@ $< $(UNIT_LIB_OBJ) $(SLINK) $(PKG_LIBS)
 
 # Test helper programs (a hostile stand-in for the worker, a raw client).
 TOOL_SRC := $(wildcard tests/tools/*.c)

@@ -4,6 +4,7 @@
  * and the kernel reports no truncation; the validator then checks content.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -104,8 +105,16 @@ enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,
 	if (n < 0)
 		return PR_IPC_ERR;
 	nfds = take_fds(&mh, &fd);
-	if (n == 0 && nfds == 0)
-		return PR_IPC_EOF;
+	if (n == 0 && nfds == 0) {
+		/* recvmsg returns 0 both for a closed peer and for an empty
+		 * record; only the hang-up flags tell them apart. */
+		struct pollfd p = { .fd = c->fd, .events = POLLRDHUP };
+
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP)))
+			return PR_IPC_EOF;
+		*why = "short record";
+		return PR_IPC_INVALID;
+	}
 	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
 		*why = "oversized record or descriptor overflow";
 		goto invalid;

@@ -43,7 +43,9 @@ static enum pr_msg_err v_init(const struct pr_msg *m, int have_fd)
 		return PR_MSG_EBADSTR;
 	if (b->sandbox_mode != PR_SANDBOX_ROOT && b->sandbox_mode != PR_SANDBOX_USERNS)
 		return PR_MSG_EBADFIELD;
-	if (b->sandbox_mode == PR_SANDBOX_ROOT && (b->worker_uid == 0 || b->worker_gid == 0))
+	if (b->sandbox_mode == PR_SANDBOX_ROOT &&
+	    (b->worker_uid == 0 || b->worker_gid == 0 ||
+	     b->worker_uid == UINT32_MAX || b->worker_gid == UINT32_MAX))
 		return PR_MSG_EBADFIELD;
 	if (b->handshake_timeout < 1 || b->handshake_timeout > 3600)
 		return PR_MSG_EBADFIELD;
@@ -88,8 +90,8 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	case PR_SELECT_ERROR:
-		if (b->error.len == 0 || strncmp(b->error.s, "@ERROR", 6) != 0 ||
-		    strchr(b->error.s, '\n') != NULL)
+		if (b->error.len == 0 || strncmp(b->error.s, "@ERROR: ", 8) != 0 ||
+		    strchr(b->error.s, '\n') != NULL || b->module.len != 0 || b->read_only != 0)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	default:
@@ -133,6 +135,215 @@ static enum pr_msg_err v_exit(const struct pr_msg *m, int have_fd)
 	return PR_MSG_OK;
 }
 
+
+int pr_relpath_ok(const char *s, size_t len)
+{
+	size_t start = 0;
+
+	if (len >= PR_RELPATH_MAX || s[len] != '\0' || memchr(s, '\0', len) != NULL)
+		return 0;
+	if (len == 0)
+		return 1;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && s[i] != '/')
+			continue;
+		size_t clen = i - start;
+		if (clen == 0 || clen > 255)
+			return 0;
+		if (s[start] == '.' && (clen == 1 || (clen == 2 && s[start + 1] == '.')))
+			return 0;
+		start = i + 1;
+	}
+	return 1;
+}
+
+#define RELPATH_OK(f) ((f).len < sizeof((f).s) && pr_relpath_ok((f).s, (f).len))
+
+/* A stat record: known file type, sane nanoseconds. */
+static int stat_ok(const struct pr_stat *st)
+{
+	switch (st->mode & 0170000) {
+	case 0140000: case 0120000: case 0100000: case 0060000:
+	case 0040000: case 0020000: case 0010000:
+		break;
+	default:
+		return 0;
+	}
+	return st->mtime_nsec < 1000000000u && st->atime_nsec < 1000000000u &&
+	       (st->mode & ~0177777u) == 0;
+}
+
+static int errno_ok(int32_t e) { return e >= 0 && e < 4096; }
+
+static enum pr_msg_err v_path(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	return RELPATH_OK(m->u.path.path) ? PR_MSG_OK : PR_MSG_EBADSTR;
+}
+
+static enum pr_msg_err v_stat(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	if (!RELPATH_OK(m->u.stat.path))
+		return PR_MSG_EBADSTR;
+	return (m->u.stat.flags & ~PR_STAT_FOLLOW) ? PR_MSG_EBADFIELD : PR_MSG_OK;
+}
+
+int pr_list_next(const struct pr_m_list *b, size_t *off, struct pr_dirent *out)
+{
+	struct pr_dirent_hdr h;
+	size_t pos = *off;
+
+	if (pos == b->used)
+		return 0;
+	if (b->used > sizeof(b->data) || pos > b->used || b->used - pos < sizeof(h))
+		return -1;
+	memcpy(&h, b->data + pos, sizeof(h));
+	pos += sizeof(h);
+	if (h.name_len == 0 || h.name_len > 255 || h.link_len > PR_LINK_INLINE_MAX ||
+	    (size_t)h.name_len + h.link_len > b->used - pos)
+		return -1;
+	out->st = h.st;
+	out->err = h.err;
+	out->link_state = h.link_state;
+	out->name = (const char *)b->data + pos;
+	out->name_len = h.name_len;
+	out->link = out->name + h.name_len;
+	out->link_len = h.link_len;
+	*off = pos + h.name_len + h.link_len;
+	return 1;
+}
+
+int pr_list_add(struct pr_m_list *b, const struct pr_stat *st, int32_t err,
+		const char *name, size_t name_len, uint32_t link_state,
+		const char *link, size_t link_len)
+{
+	struct pr_dirent_hdr h;
+	size_t need = sizeof(h) + name_len + link_len;
+
+	if (name_len == 0 || name_len > 255 || link_len > PR_LINK_INLINE_MAX ||
+	    b->used > sizeof(b->data) || need > sizeof(b->data) - b->used)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	h.st = *st;
+	h.err = err;
+	h.name_len = (uint16_t)name_len;
+	h.link_len = (uint16_t)link_len;
+	h.link_state = link_state;
+	memcpy(b->data + b->used, &h, sizeof(h));
+	memcpy(b->data + b->used + sizeof(h), name, name_len);
+	if (link_len)
+		memcpy(b->data + b->used + sizeof(h) + name_len, link, link_len);
+	b->used += (uint32_t)need;
+	b->count++;
+	return 0;
+}
+
+/* Every entry must be a single, clean path component with a sane stat. */
+static enum pr_msg_err v_list(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_m_list *b = &m->u.list;
+	struct pr_dirent d;
+	size_t off = 0;
+	uint32_t n = 0;
+	int r;
+
+	(void)have_fd;
+	if (b->used > sizeof(b->data))
+		return PR_MSG_EBADFIELD;
+	while ((r = pr_list_next(b, &off, &d)) == 1) {
+		if (memchr(d.name, '/', d.name_len) || memchr(d.name, '\0', d.name_len) ||
+		    (d.name[0] == '.' && (d.name_len == 1 || (d.name_len == 2 && d.name[1] == '.'))))
+			return PR_MSG_EBADSTR;
+		if (!errno_ok(d.err) || d.link_state > PR_LINK_ERROR)
+			return PR_MSG_EBADFIELD;
+		if (d.err == 0 && !stat_ok(&d.st))
+			return PR_MSG_EBADFIELD;
+		if ((d.link_state == PR_LINK_INLINE) != (d.link_len > 0) ||
+		    memchr(d.link, '\0', d.link_len))
+			return PR_MSG_EBADSTR;
+		if (d.link_state != PR_LINK_NONE && (d.err != 0 || (d.st.mode & 0170000) != 0120000))
+			return PR_MSG_EBADFIELD;
+		n++;
+	}
+	if (r < 0 || n != b->count || n == 0)
+		return PR_MSG_EBADFIELD;
+	return PR_MSG_OK;
+}
+
+static enum pr_msg_err v_list_end(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	return errno_ok(m->u.list_end.err) ? PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+static enum pr_msg_err v_mstat(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_m_stat *b = &m->u.mstat;
+
+	(void)have_fd;
+	if (!STR_OK(b->link))
+		return PR_MSG_EBADSTR;
+	if (!errno_ok(b->err) || b->link_state > PR_LINK_ERROR)
+		return PR_MSG_EBADFIELD;
+	if (b->err != 0)
+		return b->link_state == PR_LINK_NONE && b->link.len == 0 ? PR_MSG_OK : PR_MSG_EBADFIELD;
+	if (!stat_ok(&b->st) || (b->link_state == PR_LINK_INLINE) != (b->link.len > 0) ||
+	    b->link.len > PR_LINK_INLINE_MAX)
+		return PR_MSG_EBADFIELD;
+	if (b->link_state != PR_LINK_NONE && (b->st.mode & 0170000) != 0120000)
+		return PR_MSG_EBADFIELD;
+	return PR_MSG_OK;
+}
+
+static enum pr_msg_err v_open(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_m_open *b = &m->u.open;
+
+	if (!errno_ok(b->err) || (b->err == 0) != (have_fd != 0))
+		return PR_MSG_EBADFD;
+	if (b->err == 0 && (!stat_ok(&b->st) || (b->st.mode & 0170000) != 0100000 || b->handle == 0))
+		return PR_MSG_EBADFIELD;
+	return PR_MSG_OK;
+}
+
+static enum pr_msg_err v_close(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	return m->u.close.handle != 0 ? PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+static enum pr_msg_err v_readlink(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_m_readlink *b = &m->u.readlink;
+
+	(void)have_fd;
+	if (!STR_OK(b->target))
+		return PR_MSG_EBADSTR;
+	if (!errno_ok(b->err) || (b->err == 0) != (b->target.len > 0))
+		return PR_MSG_EBADFIELD;
+	return PR_MSG_OK;
+}
+
+static enum pr_msg_err v_idname(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	return (m->u.idname.kind == PR_ID_USER || m->u.idname.kind == PR_ID_GROUP) ?
+	       PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+static enum pr_msg_err v_midname(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_m_idname *b = &m->u.midname;
+
+	(void)have_fd;
+	if (!STR_OK(b->name))
+		return PR_MSG_EBADSTR;
+	if (!bool_ok(b->found) || (b->found == 1) != (b->name.len > 0))
+		return PR_MSG_EBADFIELD;
+	return PR_MSG_OK;
+}
+
 #define ROW(t, d, body, fd, fn) { t, #t, d, body, fd, fn }
 
 static const struct msg_row rows[] = {
@@ -145,6 +356,18 @@ static const struct msg_row rows[] = {
 	ROW(PR_W_MODLIST, PR_DIR_TO_MONITOR, 0, 0, v_empty),
 	ROW(PR_W_SELECT, PR_DIR_TO_MONITOR, sizeof(struct pr_w_select), 0, v_wselect),
 	ROW(PR_W_EXIT, PR_DIR_TO_MONITOR, sizeof(struct pr_w_exit), 0, v_exit),
+	ROW(PR_M_LIST, PR_DIR_TO_WORKER, sizeof(struct pr_m_list), 0, v_list),
+	ROW(PR_M_LIST_END, PR_DIR_TO_WORKER, sizeof(struct pr_m_list_end), 0, v_list_end),
+	ROW(PR_M_STAT, PR_DIR_TO_WORKER, sizeof(struct pr_m_stat), 0, v_mstat),
+	ROW(PR_M_OPEN, PR_DIR_TO_WORKER, sizeof(struct pr_m_open), 1, v_open),
+	ROW(PR_M_READLINK, PR_DIR_TO_WORKER, sizeof(struct pr_m_readlink), 0, v_readlink),
+	ROW(PR_M_IDNAME, PR_DIR_TO_WORKER, sizeof(struct pr_m_idname), 0, v_midname),
+	ROW(PR_W_LIST, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0, v_path),
+	ROW(PR_W_STAT, PR_DIR_TO_MONITOR, sizeof(struct pr_w_stat), 0, v_stat),
+	ROW(PR_W_OPEN, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0, v_path),
+	ROW(PR_W_CLOSE, PR_DIR_TO_MONITOR, sizeof(struct pr_w_close), 0, v_close),
+	ROW(PR_W_READLINK, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0, v_path),
+	ROW(PR_W_IDNAME, PR_DIR_TO_MONITOR, sizeof(struct pr_w_idname), 0, v_idname),
 };
 
 static const struct msg_row *row_for(uint16_t type)
@@ -244,4 +467,9 @@ void pr_str_set_text_trunc(struct pr_str_text *d, const char *s)
 	memcpy(d->s, s, n);
 	memset(d->s + n, 0, sizeof(d->s) - n);
 	d->len = (uint16_t)n;
+}
+
+int pr_str_set_relpath(struct pr_str_relpath *d, const char *s)
+{
+	return set_counted(&d->len, d->s, sizeof(d->s), s);
 }

@@ -22,13 +22,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PR_MSG_SIZE 4096u
+#define PR_MSG_SIZE 8192u
 #define PR_MSG_MAGIC 0x50524d31u /* "PRM1": catches a peer of another build */
 
 /* Counted strings: a length and a fixed buffer, NUL-terminated, no interior NUL. */
 #define PR_NAME_MAX 256u    /* module names, user names */
 #define PR_TEXT_MAX 1024u   /* log records, error lines */
 #define PR_PATH_MAX 1024u   /* chroot directory and similar configured paths */
+#define PR_RELPATH_MAX 4096u /* a path inside a module, as rsync bounds names */
 
 struct pr_str_name {
 	uint16_t len;        /* bytes before the terminating NUL */
@@ -45,6 +46,32 @@ struct pr_str_path {
 	char s[PR_PATH_MAX];
 };
 
+/* A path relative to the module root: "" is the root itself; otherwise
+ * components joined by single '/', none empty, "." or "..", no leading or
+ * trailing '/'.  Checked by pr_relpath_ok() on both sides. */
+struct pr_str_relpath {
+	uint16_t len;
+	char s[PR_RELPATH_MAX];
+};
+
+/* File metadata as the monitor read it (lstat, or fstat of an open file). */
+struct pr_stat {
+	uint32_t mode;      /* st_mode: type and permission bits */
+	uint32_t nlink;
+	uint64_t size;
+	int64_t mtime;
+	uint32_t mtime_nsec;/* < 1e9 */
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t pad;
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t rdev;
+	int64_t atime;
+	uint32_t atime_nsec;/* < 1e9 */
+	uint32_t pad2;
+};
+
 enum pr_msg_type {
 	PR_MSG_NONE = 0,
 	/* monitor -> worker */
@@ -52,13 +79,25 @@ enum pr_msg_type {
 	PR_M_MODLIST = 2,     /* one listable module */
 	PR_M_MODLIST_END = 3, /* end of the module listing */
 	PR_M_SELECT = 4,      /* answer to a module selection */
+	PR_M_LIST = 5,        /* a batch of directory entries (packed) */
+	PR_M_LIST_END = 6,    /* end of a directory listing, with its errno */
+	PR_M_STAT = 7,        /* answer to STAT */
+	PR_M_OPEN = 8,        /* answer to OPEN; carries the descriptor on success */
+	PR_M_READLINK = 9,    /* answer to READLINK */
+	PR_M_IDNAME = 10,     /* answer to IDNAME */
 	/* worker -> monitor */
 	PR_W_READY = 64,      /* sandbox in place; nothing read from the client yet */
 	PR_W_LOG = 65,        /* one log record for the operator */
 	PR_W_MODLIST = 66,    /* the client asked for the module listing */
 	PR_W_SELECT = 67,     /* the client asked for a module */
 	PR_W_EXIT = 68,       /* the session ends; carries the exit code */
-	PR_MSG_TYPE_MAX = 69
+	PR_W_LIST = 69,       /* list a directory of the module */
+	PR_W_STAT = 70,       /* lstat (or stat, following links inside the module) one path */
+	PR_W_OPEN = 71,       /* open a regular file read-only */
+	PR_W_CLOSE = 72,      /* the worker closed a descriptor from OPEN */
+	PR_W_READLINK = 73,   /* read a symlink target too long for a LIST entry */
+	PR_W_IDNAME = 74,     /* the name of a uid or gid */
+	PR_MSG_TYPE_MAX = 75
 };
 
 /* Who may send a type; a message arriving from the wrong side is invalid. */
@@ -124,7 +163,7 @@ enum pr_log_level {
 
 struct pr_w_log {
 	uint32_t level;           /* enum pr_log_level */
-	struct pr_str_text text;  /* one line, no newline */
+	struct pr_str_text text;  /* any bytes but NUL; the monitor escapes control bytes */
 };
 
 struct pr_w_ready {
@@ -137,6 +176,86 @@ struct pr_w_select {
 
 struct pr_w_exit {
 	uint32_t code;            /* rsync exit code, 0..255 */
+};
+
+/* --- filesystem requests (after module selection) ---------------------- */
+
+struct pr_w_path {                /* LIST, OPEN, READLINK */
+	struct pr_str_relpath path;
+};
+
+#define PR_STAT_FOLLOW 1u         /* follow symlinks (only within the module) */
+
+struct pr_w_stat {
+	uint32_t flags;           /* PR_STAT_* */
+	struct pr_str_relpath path;
+};
+
+/* Symlink targets up to this length travel inside LIST and STAT answers;
+ * longer ones (up to 4095 bytes) are fetched with READLINK. */
+#define PR_LINK_INLINE_MAX 255u
+
+/* One packed LIST entry: this header, then name_len name bytes, then
+ * link_len target bytes.  No terminators; the validator checks every byte. */
+struct pr_dirent_hdr {
+	struct pr_stat st;
+	int32_t err;              /* 0, or the errno of the entry's lstat */
+	uint16_t name_len;        /* 1..255 */
+	uint16_t link_len;        /* 0..PR_LINK_INLINE_MAX */
+	uint32_t link_state;      /* PR_LINK_* */
+};
+
+enum pr_link_state {
+	PR_LINK_NONE = 0,         /* not a symlink (or err != 0) */
+	PR_LINK_INLINE = 1,       /* target follows the name */
+	PR_LINK_LONG = 2,         /* target longer than PR_LINK_INLINE_MAX: use READLINK */
+	PR_LINK_ERROR = 3,        /* readlink failed */
+};
+
+#define PR_LIST_DATA (PR_MSG_SIZE - sizeof(struct pr_msg_hdr) - 8u)
+
+struct pr_m_list {
+	uint32_t count;           /* entries in data */
+	uint32_t used;            /* bytes of data in use */
+	unsigned char data[PR_LIST_DATA];
+};
+
+struct pr_m_list_end {
+	int32_t err;              /* 0, or the errno that ended the listing */
+};
+
+struct pr_m_stat {
+	int32_t err;              /* 0 or errno; nothing else is valid if non-zero */
+	uint32_t link_state;      /* PR_LINK_* */
+	struct pr_stat st;
+	struct pr_str_name link;  /* PR_LINK_INLINE only */
+};
+
+struct pr_m_open {
+	int32_t err;              /* 0 (descriptor attached) or errno */
+	uint32_t handle;          /* names the descriptor in W_CLOSE */
+	struct pr_stat st;        /* fstat of the opened file */
+};
+
+struct pr_w_close {
+	uint32_t handle;
+};
+
+struct pr_m_readlink {
+	int32_t err;
+	struct pr_str_relpath target;
+};
+
+enum pr_id_kind { PR_ID_USER = 1, PR_ID_GROUP = 2 };
+
+struct pr_w_idname {
+	uint32_t kind;            /* enum pr_id_kind */
+	uint32_t id;
+};
+
+struct pr_m_idname {
+	uint32_t found;           /* 0/1 */
+	struct pr_str_name name;  /* found only; 1..255 bytes */
 };
 
 #define PR_MSG_BODY_MAX (PR_MSG_SIZE - sizeof(struct pr_msg_hdr))
@@ -152,6 +271,16 @@ struct pr_msg {
 		struct pr_w_log log;
 		struct pr_w_select wselect;
 		struct pr_w_exit exit;
+		struct pr_w_path path;
+		struct pr_w_stat stat;
+		struct pr_m_list list;
+		struct pr_m_list_end list_end;
+		struct pr_m_stat mstat;
+		struct pr_m_open open;
+		struct pr_w_close close;
+		struct pr_m_readlink readlink;
+		struct pr_w_idname idname;
+		struct pr_m_idname midname;
 	} u;
 };
 
@@ -191,6 +320,33 @@ void pr_msg_init(struct pr_msg *m, enum pr_msg_type type);
 int pr_str_set_name(struct pr_str_name *d, const char *s);
 int pr_str_set_text(struct pr_str_text *d, const char *s);
 int pr_str_set_path(struct pr_str_path *d, const char *s);
+int pr_str_set_relpath(struct pr_str_relpath *d, const char *s);
+
+/* Is s (len bytes, NUL at s[len]) a valid module-relative path? */
+int pr_relpath_ok(const char *s, size_t len);
+
+/* One decoded LIST entry; name and link point into the message. */
+struct pr_dirent {
+	struct pr_stat st;
+	int32_t err;
+	uint32_t link_state;
+	const char *name;
+	uint16_t name_len;
+	const char *link;
+	uint16_t link_len;
+};
+
+/*
+ * Walk the packed entries of a validated PR_M_LIST.  *off starts at 0.
+ * Returns 1 with *out filled, 0 at the end, -1 on malformed data (which a
+ * validated message never has).
+ */
+int pr_list_next(const struct pr_m_list *b, size_t *off, struct pr_dirent *out);
+
+/* Append an entry to a PR_M_LIST being built; -1 if it does not fit. */
+int pr_list_add(struct pr_m_list *b, const struct pr_stat *st, int32_t err,
+		const char *name, size_t name_len, uint32_t link_state,
+		const char *link, size_t link_len);
 /* As pr_str_set_text, but truncates (log records may be cut, not refused). */
 void pr_str_set_text_trunc(struct pr_str_text *d, const char *s);
 
