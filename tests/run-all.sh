@@ -16,8 +16,8 @@ run_suite() { # run_suite NAME CMD...
 	printf '%s\n' "$out"
 	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
 	if [ -n "$line" ]; then
-		p=$(sed -E 's/.*[^0-9]?([0-9]+) passed.*/\1/' <<<"$line")
-		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+		p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+')
+		f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
 	else
 		p=0; f=1
 		echo "suite $name printed no summary line"

@@ -83,7 +83,7 @@ void null_stdio(void)
 	close(fd);
 }
 
-static void start_session(const struct listener_opts *o, int client)
+static int start_session(const struct listener_opts *o, int client)
 {
 	char cfgarg[4200], workerarg[4200], chrootarg[4200];
 	char *argv[8];
@@ -94,10 +94,10 @@ static void start_session(const struct listener_opts *o, int client)
 
 	if (pid < 0) {
 		log_msg(PR_LOG_ERR, "fork: %s", strerror(errno));
-		return;
+		return -1;
 	}
 	if (pid > 0)
-		return;
+		return 0;
 	/* Child: the client becomes PR_FD_CLIENT, the log PR_FD_LOG.  Both are
 	 * first moved out of the way so neither dup2 can clobber the other. */
 	sigemptyset(&none);
@@ -236,10 +236,17 @@ int listener_run(const struct listener_opts *o)
 			if (!(pfd[i].revents & POLLIN))
 				continue;
 			int c = accept4(lfd[i], NULL, NULL, SOCK_CLOEXEC);
-			if (c < 0)
-				continue; /* ECONNABORTED, EMFILE...: keep serving */
-			start_session(o, c);
-			children++;
+			if (c < 0) {
+				/* Out of descriptors: back off instead of spinning on
+				 * the pending connection; others (ECONNABORTED): go on. */
+				if (errno == EMFILE || errno == ENFILE) {
+					log_msg(PR_LOG_ERR, "accept: %s", strerror(errno));
+					poll(NULL, 0, 100);
+				}
+				continue;
+			}
+			if (start_session(o, c) == 0)
+				children++;
 			close(c);
 		}
 	}

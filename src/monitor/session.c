@@ -8,9 +8,15 @@
  * channel (exact record size, sequence number), the shared validator (every
  * field), and the table below (the request is allowed in the current
  * state).  Any failure ends the session with a log line.
+ *
+ * On module selection the monitor opens the module root, gives up root for
+ * good (the module's uid/gid, chroot to the module) and loads its own
+ * seccomp allow-list (policy/monitor.policy); from then on it serves the
+ * worker's filesystem requests (fsreq.c) and nothing else.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pwd.h>
@@ -19,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,9 +34,11 @@
 #include "config.h"
 #include "emptydir.h"
 #include "fds.h"
+#include "fsreq.h"
 #include "ipc.h"
 #include "listener.h"
 #include "log.h"
+#include "policies.h"
 #include "session.h"
 #include "sigsys.h"
 
@@ -37,7 +46,7 @@
 enum {
 	ST_STARTING = 1 << 0, /* worker exec'd, not yet confined */
 	ST_HANDSHAKE = 1 << 1,/* confined, talking to the client, no module yet */
-	ST_LISTED = 1 << 2,   /* module list sent; only the end remains */
+	ST_LISTED = 1 << 2,   /* module list sent, or selection failed; only the end remains */
 	ST_MODULE = 1 << 3,   /* a module is selected */
 	ST_ENDING = 1 << 4,   /* worker announced its exit code */
 };
@@ -49,18 +58,22 @@ struct session {
 	unsigned state;
 	int done;
 	int killed;        /* the monitor itself ended the worker */
+	int confined;      /* chroot and uid drop begun: leave with _exit only */
 	int exit_code;
 	const struct cfg_module *module;
+	struct fsreq fs;
 	char host[NI_MAXHOST];
 	char addr[NI_MAXHOST];
 };
 
 typedef int (*handler_fn)(struct session *s, const struct pr_msg *m);
+typedef int (*fs_fn)(struct fsreq *f, const struct pr_msg *m);
 
 struct request {
 	enum pr_msg_type type;
 	unsigned states;
-	handler_fn fn;
+	handler_fn fn;     /* a session request, or */
+	fs_fn fs;          /* a filesystem request (fsreq.c) */
 };
 
 static int h_ready(struct session *s, const struct pr_msg *m);
@@ -70,11 +83,17 @@ static int h_select(struct session *s, const struct pr_msg *m);
 static int h_exit(struct session *s, const struct pr_msg *m);
 
 static const struct request requests[] = {
-	{ PR_W_READY,   ST_STARTING,                           h_ready },
-	{ PR_W_LOG,     ST_STARTING | ST_HANDSHAKE | ST_LISTED | ST_MODULE, h_log },
-	{ PR_W_MODLIST, ST_HANDSHAKE,                          h_modlist },
-	{ PR_W_SELECT,  ST_HANDSHAKE,                          h_select },
-	{ PR_W_EXIT,    ST_STARTING | ST_HANDSHAKE | ST_LISTED | ST_MODULE, h_exit },
+	{ PR_W_READY,    ST_STARTING,                           h_ready, NULL },
+	{ PR_W_LOG,      ST_STARTING | ST_HANDSHAKE | ST_LISTED | ST_MODULE, h_log, NULL },
+	{ PR_W_MODLIST,  ST_HANDSHAKE,                          h_modlist, NULL },
+	{ PR_W_SELECT,   ST_HANDSHAKE,                          h_select, NULL },
+	{ PR_W_EXIT,     ST_STARTING | ST_HANDSHAKE | ST_LISTED | ST_MODULE, h_exit, NULL },
+	{ PR_W_LIST,     ST_MODULE,                             NULL, fs_list },
+	{ PR_W_STAT,     ST_MODULE,                             NULL, fs_stat },
+	{ PR_W_OPEN,     ST_MODULE,                             NULL, fs_open },
+	{ PR_W_CLOSE,    ST_MODULE,                             NULL, fs_close },
+	{ PR_W_READLINK, ST_MODULE,                             NULL, fs_readlink },
+	{ PR_W_IDNAME,   ST_MODULE,                             NULL, fs_idname },
 };
 
 static int64_t now_ms(void)
@@ -135,6 +154,43 @@ static int h_modlist(struct session *s, const struct pr_msg *m)
 	return send_msg(s, &out, -1);
 }
 
+#ifdef PRSYNCD_TEST_HOOKS
+#define MONITOR_POLICY_EXTRA (&pr_policy_sanitizer) /* ASan/UBSan runtime */
+#else
+#define MONITOR_POLICY_EXTRA NULL
+#endif
+
+/*
+ * After selection, for good: chroot to the module root, the module's uid and
+ * gid (when started as root; rsyncd ignores them otherwise), proof that root
+ * cannot be regained (unless the module runs as root), not dumpable, then
+ * the monitor's own allow-list.  What libc would load lazily is loaded
+ * first: the time zone of the log lines; the id tables are in s->fs.
+ */
+static int confine(struct session *s)
+{
+	uid_t uid = s->fs.uid, ru, eu, su;
+	gid_t gid = s->fs.gid, rg, eg, sg;
+	int root = geteuid() == 0;
+	char err[256];
+
+	tzset();
+	s->confined = 1;
+	if (root && (fchdir(s->fs.root) < 0 || chroot(".") < 0 || setgroups(1, &gid) < 0 ||
+		     setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0))
+		snprintf(err, sizeof(err), "chroot or id drop: %s", strerror(errno));
+	else if (root && (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 ||
+			  ru != uid || eu != uid || su != uid || rg != gid || eg != gid || sg != gid ||
+			  (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0 || (gid != 0 && setegid(0) == 0)))))
+		snprintf(err, sizeof(err), "uid %u gid %u did not take, or root can be regained", uid, gid);
+	else if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		snprintf(err, sizeof(err), "PR_SET_DUMPABLE: %s", strerror(errno));
+	else if (pr_policy_load_with(&pr_policy_monitor, MONITOR_POLICY_EXTRA, err, sizeof(err)) == 0)
+		return 0;
+	log_msg(PR_LOG_ERR, "module %s: confining the monitor: %s", s->fs.module, err);
+	return -1;
+}
+
 static int h_select(struct session *s, const struct pr_msg *m)
 {
 	const char *name = m->u.wselect.module.s;
@@ -153,6 +209,14 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		pr_str_set_text_trunc(&out.u.select.error, text);
 		return send_msg(s, &out, -1);
 	}
+	if (fs_prepare(&s->fs, &s->ipc, mod) < 0) {
+		s->state = ST_LISTED; /* no second attempt */
+		out.u.select.status = PR_SELECT_ERROR;
+		pr_str_set_text_trunc(&out.u.select.error, "@ERROR: chdir failed");
+		return send_msg(s, &out, -1);
+	}
+	if (confine(s) < 0)
+		return -1;
 	s->module = mod;
 	s->state = ST_MODULE;
 	log_msg(PR_LOG_INFO, "rsync allowed access on module %s from %s (%s)", mod->name, s->host, s->addr);
@@ -181,7 +245,7 @@ static int dispatch(struct session *s, const struct pr_msg *m)
 				pr_msg_type_name(m->h.type));
 			return -1;
 		}
-		return requests[i].fn(s, m);
+		return requests[i].fn ? requests[i].fn(s, m) : requests[i].fs(&s->fs, m);
 	}
 	log_msg(PR_LOG_ERR, "worker sent unhandled message type %u; ending session", m->h.type);
 	return -1;
@@ -369,7 +433,7 @@ int session_main(const struct session_opts *o)
 	struct session *s = calloc(1, sizeof(*s));
 	char err[CFG_ERR_MAX] = "", wpath[4096];
 	struct pr_msg init;
-	int sv[2], motd_fd = -1, kmsg_fd, status = 0;
+	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc;
 
 	if (s == NULL)
 		return 1;
@@ -415,18 +479,22 @@ int session_main(const struct session_opts *o)
 	close(PR_FD_CLIENT); /* the worker holds the only copy from now on */
 	pr_ipc_init(&s->ipc, sv[0], PR_DIR_TO_MONITOR);
 
-	if (send_msg(s, &init, motd_fd) == 0)
-		serve(s, s->cfg.handshake_timeout);
+	rc = send_msg(s, &init, motd_fd);
 	if (motd_fd >= 0)
 		close(motd_fd);
-	if (!s->done) {
-		kill(s->worker, SIGKILL);
-		s->killed = 1;
-	}
+	if (rc == 0)
+		serve(s, s->cfg.handshake_timeout);
+	/* After the uid drop the kill may fail (EPERM: the worker runs as
+	 * another user); the worker's PR_SET_PDEATHSIG ends it when we exit. */
+	if (!s->done)
+		s->killed = kill(s->worker, SIGKILL) == 0;
 	close(sv[0]);
-	while (waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
+	while ((s->done || s->killed) && waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
 		;
-	report_exit(s, status, kmsg_fd);
+	if (s->done || s->killed)
+		report_exit(s, status, kmsg_fd);
+	if (s->confined)
+		_exit(0); /* no atexit work (sanitizer leak checks) under the filter */
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 	cfg_free(&s->cfg);

@@ -82,7 +82,7 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 	(void)have_fd;
 	if (!STR_OK(b->module) || !STR_OK(b->error))
 		return PR_MSG_EBADSTR;
-	if (!bool_ok(b->read_only))
+	if (!bool_ok(b->read_only) || !bool_ok(b->numeric_ids))
 		return PR_MSG_EBADFIELD;
 	switch (b->status) {
 	case PR_SELECT_OK:
@@ -91,7 +91,8 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 		return PR_MSG_OK;
 	case PR_SELECT_ERROR:
 		if (b->error.len == 0 || strncmp(b->error.s, "@ERROR: ", 8) != 0 ||
-		    strchr(b->error.s, '\n') != NULL || b->module.len != 0 || b->read_only != 0)
+		    strchr(b->error.s, '\n') != NULL || b->module.len != 0 || b->read_only != 0 ||
+		    b->numeric_ids != 0)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	default:
@@ -262,7 +263,7 @@ static enum pr_msg_err v_list(const struct pr_msg *m, int have_fd)
 		if ((d.link_state == PR_LINK_INLINE) != (d.link_len > 0) ||
 		    memchr(d.link, '\0', d.link_len))
 			return PR_MSG_EBADSTR;
-		if (d.link_state != PR_LINK_NONE && (d.err != 0 || (d.st.mode & 0170000) != 0120000))
+		if ((d.link_state != PR_LINK_NONE) != (d.err == 0 && (d.st.mode & 0170000) == 0120000))
 			return PR_MSG_EBADFIELD;
 		n++;
 	}
@@ -291,7 +292,7 @@ static enum pr_msg_err v_mstat(const struct pr_msg *m, int have_fd)
 	if (!stat_ok(&b->st) || (b->link_state == PR_LINK_INLINE) != (b->link.len > 0) ||
 	    b->link.len > PR_LINK_INLINE_MAX)
 		return PR_MSG_EBADFIELD;
-	if (b->link_state != PR_LINK_NONE && (b->st.mode & 0170000) != 0120000)
+	if ((b->link_state != PR_LINK_NONE) != ((b->st.mode & 0170000) == 0120000))
 		return PR_MSG_EBADFIELD;
 	return PR_MSG_OK;
 }

@@ -150,6 +150,7 @@ enum pr_select_status {
 struct pr_m_select {
 	uint32_t status;          /* enum pr_select_status */
 	uint32_t read_only;       /* 0/1, OK only */
+	uint32_t numeric_ids;     /* 0/1, OK only: the module sends no user/group names */
 	struct pr_str_name module;/* OK only: the canonical module name */
 	struct pr_str_text error; /* ERROR only: the "@ERROR: ..." text, no newline */
 };

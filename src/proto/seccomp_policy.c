@@ -1,8 +1,9 @@
 /*
  * Load a generated allow-list into the kernel with libseccomp.  Anything not
- * listed kills the whole process (SCMP_ACT_KILL_PROCESS), including calls
- * made through a foreign ABI (x32, i386), which libseccomp treats as a
- * "bad arch" and answers with the default action.
+ * listed kills the whole process (SCMP_ACT_KILL_PROCESS).  Calls made
+ * through a foreign ABI (x32, i386) hit libseccomp's "bad arch" action,
+ * which is set to kill the process too rather than left at its default
+ * (kill the thread).
  */
 #include <errno.h>
 #include <seccomp.h>
@@ -71,6 +72,11 @@ int pr_policy_load_with(const struct pr_policy *p, const struct pr_policy *extra
 	if (ctx == NULL) {
 		snprintf(err, errlen, "seccomp_init failed");
 		return -1;
+	}
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (rc < 0) {
+		snprintf(err, errlen, "seccomp bad-arch action: %s", strerror(-rc));
+		goto fail;
 	}
 	if (add_rules(ctx, p, err, errlen) < 0 || (extra && add_rules(ctx, extra, err, errlen) < 0))
 		goto fail;

@@ -27,7 +27,11 @@ void conn_init(struct conn *c, int fd)
 	c->fd = fd;
 	c->deadline_ms = 0;
 	c->timeout_ms = 0;
+	c->keepalive_ms = 0;
+	c->keepalive = NULL;
+	c->keepalive_ctx = NULL;
 	c->rpos = c->rlen = 0;
+	c->eof = 0;
 	c->total_read = c->total_written = 0;
 	fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
@@ -39,59 +43,99 @@ void conn_set_deadline(struct conn *c, unsigned secs)
 	c->deadline_ms = secs ? conn_now_ms() + (int64_t)secs * 1000 : 0;
 }
 
-/* Wait for the socket to be ready for `events`; honours both limits. */
+/* Wait for the socket to be ready for `events`; honours both limits.
+ * Returns the poll revents, or a conn_err. */
 static int conn_wait(struct conn *c, short events)
 {
-	struct pollfd p = { .fd = c->fd, .events = events };
-	int64_t wait = -1;
-	int rc;
+	int64_t idle_start = conn_now_ms();
 
-	if (c->deadline_ms) {
-		wait = c->deadline_ms - conn_now_ms();
-		if (wait <= 0)
-			return CONN_TIMEOUT;
-	}
-	if (c->timeout_ms && (wait < 0 || wait > c->timeout_ms))
-		wait = c->timeout_ms;
-	do {
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = events };
+		int64_t now = conn_now_ms(), wait = -1;
+		int rc;
+
+		if (c->deadline_ms) {
+			wait = c->deadline_ms - now;
+			if (wait <= 0)
+				return CONN_TIMEOUT;
+		}
+		if (c->timeout_ms) {
+			int64_t left = idle_start + c->timeout_ms - now;
+			if (left <= 0)
+				return CONN_TIMEOUT;
+			if (wait < 0 || wait > left)
+				wait = left;
+		}
+		if (c->keepalive_ms && (wait < 0 || wait > c->keepalive_ms))
+			wait = c->keepalive_ms;
 		rc = poll(&p, 1, (int)wait);
-	} while (rc < 0 && errno == EINTR);
-	if (rc < 0)
-		return CONN_IOERR;
-	if (rc == 0)
-		return CONN_TIMEOUT;
-	return CONN_OK;
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0)
+			return CONN_IOERR;
+		if (rc > 0)
+			return p.revents;
+		if (c->keepalive_ms && c->keepalive)
+			c->keepalive(c->keepalive_ctx);
+	}
 }
 
-/* Refill the buffer; returns bytes added or a conn_err. */
-static int conn_fill(struct conn *c)
+/* Make room at the end of the buffer by moving unread bytes to the front. */
+static void conn_compact(struct conn *c)
 {
-	ssize_t n;
-
-	if (c->rpos == c->rlen)
+	if (c->rpos == c->rlen) {
 		c->rpos = c->rlen = 0;
-	if (c->rpos > 0 && c->rlen == sizeof(c->rbuf)) {
+	} else if (c->rpos > 0 && c->rlen > sizeof(c->rbuf) / 2) {
 		memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
 		c->rlen -= c->rpos;
 		c->rpos = 0;
 	}
-	for (;;) {
+}
+
+/* One non-blocking read into the buffer: >0 bytes, 0 if nothing is
+ * available now, or a conn_err. */
+static int conn_try_read(struct conn *c)
+{
+	ssize_t n;
+
+	conn_compact(c);
+	if (c->rlen == sizeof(c->rbuf))
+		return 0;
+	do {
 		n = read(c->fd, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
-		if (n > 0) {
-			c->rlen += (size_t)n;
-			c->total_read += (uint64_t)n;
-			return (int)n;
-		}
-		if (n == 0)
-			return CONN_EOF;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return CONN_IOERR;
-		int w = conn_wait(c, POLLIN);
-		if (w != CONN_OK)
-			return w;
+	} while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		c->rlen += (size_t)n;
+		c->total_read += (uint64_t)n;
+		return (int)n;
 	}
+	if (n == 0) {
+		c->eof = 1;
+		return CONN_EOF;
+	}
+	if (errno == EAGAIN || errno == EWOULDBLOCK)
+		return 0;
+	return CONN_IOERR;
+}
+
+/* Refill the buffer, waiting if needed; returns bytes added or a conn_err. */
+static int conn_fill(struct conn *c)
+{
+	for (;;) {
+		int r = conn_try_read(c);
+		if (r != 0)
+			return r;
+		if (c->rlen == sizeof(c->rbuf))
+			return CONN_IOERR; /* callers consume before refilling */
+		r = conn_wait(c, POLLIN);
+		if (r < 0)
+			return r;
+	}
+}
+
+size_t conn_buffered(const struct conn *c)
+{
+	return c->rlen - c->rpos;
 }
 
 int conn_read_line(struct conn *c, char *buf, size_t cap)
@@ -156,9 +200,17 @@ int conn_write(struct conn *c, const void *buf, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			int r = conn_wait(c, POLLOUT);
-			if (r != CONN_OK)
+			/* Full socket: read whatever the peer sends meanwhile, so
+			 * neither side can end up blocked writing to the other. */
+			int space = !c->eof && (c->rlen < sizeof(c->rbuf) || c->rpos > 0);
+			int r = conn_wait(c, (short)(POLLOUT | (space ? POLLIN : 0)));
+			if (r < 0)
 				return r;
+			if (r & POLLIN) {
+				int got = conn_try_read(c);
+				if (got < 0 && got != CONN_EOF)
+					return got;
+			}
 			continue;
 		}
 		return CONN_IOERR;

@@ -9,14 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CONN_RBUF 65536
+#define CONN_RBUF (256 * 1024)
 
 struct conn {
 	int fd;
 	int64_t deadline_ms;   /* absolute CLOCK_MONOTONIC ms; 0 = none */
 	int timeout_ms;        /* per-read idle timeout; 0 = none */
+	int keepalive_ms;      /* call keepalive() after this long waiting to read; 0 = never */
+	void (*keepalive)(void *ctx);
+	void *keepalive_ctx;
 	size_t rpos, rlen;
 	unsigned char rbuf[CONN_RBUF];
+	int eof;               /* the peer closed its side */
 	uint64_t total_read;
 	uint64_t total_written;
 };
@@ -44,7 +48,12 @@ int conn_read_line(struct conn *c, char *buf, size_t cap);
 /* Read exactly n bytes. Returns 0 or a conn_err. */
 int conn_read_exact(struct conn *c, void *buf, size_t n);
 
-/* Write all n bytes. Returns 0 or a conn_err. */
+/* Bytes already buffered and readable without waiting. */
+size_t conn_buffered(const struct conn *c);
+
+/* Write all n bytes. While the socket is full, incoming bytes are pulled
+ * into the read buffer so the peer is never blocked writing to us.
+ * Returns 0 or a conn_err. */
 int conn_write(struct conn *c, const void *buf, size_t n);
 int conn_write_str(struct conn *c, const char *s);
 

@@ -164,6 +164,7 @@ static void select_module(struct conn *c, const char *name, struct handshake *hs
 		hs_error(c, RERR_STARTCLIENT, m.u.select.error.s);
 	snprintf(hs->module, sizeof(hs->module), "%s", m.u.select.module.s);
 	hs->read_only = (int)m.u.select.read_only;
+	hs->numeric_ids = (int)m.u.select.numeric_ids;
 }
 
 #ifdef PRSYNCD_TEST_HOOKS

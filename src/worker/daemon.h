@@ -12,12 +12,14 @@ struct handshake {
 	char auth_digests[256];  /* the client's digest list, "" if none */
 	char module[PR_NAME_MAX];/* selected module (canonical name) */
 	int read_only;
+	int numeric_ids;         /* the module maps no names (rsyncd: chrooted modules) */
 };
 
 /*
  * Run the text phase: greeting, MOTD, request line, listing or selection.
- * Returns 1 when a module was selected and the client got "@RSYNCD: OK"
- * (the transfer follows), or exits the worker with the session's exit code.
+ * Returns 1 when a module was selected (the caller then answers
+ * "@RSYNCD: OK" and the transfer follows), or exits the worker with the
+ * session's exit code.
  */
 int daemon_handshake(struct conn *c, const struct pr_m_init *init, int motd_fd,
 		     struct handshake *hs);

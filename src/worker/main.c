@@ -6,6 +6,7 @@
  * speaks the rsync protocol; everything it learns about the filesystem
  * comes from the monitor.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -13,6 +14,8 @@
 
 #include "conn.h"
 #include "daemon.h"
+#include "filters.h"
+#include "sess.h"
 #include "fds.h"
 #include "mon.h"
 #include "sandbox.h"
@@ -32,12 +35,12 @@ static int is_seqpacket(int fd)
 }
 
 static struct conn client;
+static struct sess sess;
 
 int main(int argc, char **argv)
 {
 	struct pr_msg init;
 	struct pr_msg ready;
-	struct handshake hs;
 	char err[256];
 	int motd_fd = -1;
 
@@ -47,6 +50,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mon_init(PR_FD_IPC);
+	/* A closed client must surface as EPIPE, not kill us mid-message. */
+	signal(SIGPIPE, SIG_IGN);
 	mon_expect(&init, PR_M_INIT, &motd_fd);
 
 	if (sandbox_preload(err, sizeof(err)) < 0 ||
@@ -59,11 +64,16 @@ int main(int argc, char **argv)
 	mon_send(&ready, -1);
 
 	conn_init(&client, PR_FD_CLIENT);
-	daemon_handshake(&client, &init.u.init, motd_fd, &hs);
+	daemon_handshake(&client, &init.u.init, motd_fd, &sess.hs);
+	if (conn_write_str(&client, "@RSYNCD: OK\n") != CONN_OK)
+		mon_exit(10);
 
-	/* The transfer itself arrives with the sender issue; until then a
-	 * selected module is refused explicitly, never half-served. */
-	(void)conn_write_str(&client, "@ERROR: file transfer is not implemented yet in this prsyncd\n");
-	mon_log(PR_LOG_WARNING, "module %s selected, but transfers are not implemented yet", hs.module);
-	mon_exit(5);
+	sess.c = &client;
+	sess.protocol = sess.hs.protocol;
+	setup_session(&sess);
+	filters_recv(&sess);
+	files_from_recv(&sess);
+	/* The handshake deadline ends here; --timeout governs from now on. */
+	client.deadline_ms = 0;
+	sender_run(&sess);
 }

@@ -10,6 +10,7 @@
  *  4. drop supplementary groups, then gid, then uid (all three ids), and
  *     prove that uid 0 cannot be regained;
  *  5. clear the permitted/effective/inheritable/ambient capability sets;
+ *     and arm the parent-death signal;
  *  6. no_new_privs (required for an unprivileged seccomp filter, and makes
  *     any exec a dead end), not dumpable;
  *  7. rlimits: no new processes, no file growth, no core, few descriptors;
@@ -23,6 +24,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>
@@ -37,6 +39,7 @@
 #include "sandbox.h"
 
 #define WORKER_NOFILE 64
+#define WORKER_DATA_MAX ((rlim_t)4 << 30)
 
 /* The unprivileged id the worker takes inside its own user namespace.
  * Id 0 is deliberately left unmapped so it can never be assumed. */
@@ -194,6 +197,15 @@ int sandbox_enter(const struct pr_m_init *init, char *err, size_t errlen)
 		return -1;
 	if (clear_caps(err, errlen) < 0)
 		return -1;
+	/* The identity change cleared any parent-death signal; set it now so
+	 * that a session monitor which ends (it may no longer be allowed to
+	 * kill us after its own uid drop) takes the worker with it. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return fail(err, errlen, "PR_SET_PDEATHSIG");
+	if (getppid() == 1) {
+		errno = ESRCH;
+		return fail(err, errlen, "session monitor already gone");
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return fail(err, errlen, "PR_SET_NO_NEW_PRIVS");
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -203,6 +215,11 @@ int sandbox_enter(const struct pr_m_init *init, char *err, size_t errlen)
 	    set_limit(RLIMIT_CORE, 0, err, errlen, "RLIMIT_CORE") < 0 ||
 	    set_limit(RLIMIT_NOFILE, WORKER_NOFILE, err, errlen, "RLIMIT_NOFILE") < 0)
 		return -1;
+#ifndef PRSYNCD_TEST_HOOKS
+	/* A memory ceiling (sanitizer builds reserve terabytes of shadow). */
+	if (set_limit(RLIMIT_DATA, WORKER_DATA_MAX, err, errlen, "RLIMIT_DATA") < 0)
+		return -1;
+#endif
 #ifdef PRSYNCD_TEST_HOOKS
 	return pr_policy_load_with(&pr_policy_worker, &pr_policy_sanitizer, err, errlen);
 #else

@@ -16,8 +16,12 @@ start_prsyncd "$TMP/conf" "$port" "$TMP/log" || fail "prsyncd did not start"
 rawclient "$port" --send '@RSYNCD: 32.0 md5\n' --hold 4 --timeout 1 >/dev/null &
 holder=$!
 worker=""
+# Only this daemon's worker: its parent (the session) is the listener's child.
 for i in $(seq 1 50); do
-	worker=$(pgrep -f '^prsyncd-worker' | head -n 1)
+	for w in $(pgrep -f '^prsyncd-worker'); do
+		sess=$(ps -o ppid= -p "$w" | tr -d ' ')
+		[ -n "$sess" ] && [ "$(ps -o ppid= -p "$sess" | tr -d ' ')" = "$PRSYNCD_PID" ] && worker=$w
+	done
 	[ -n "$worker" ] && break
 	sleep 0.1
 done

@@ -6,13 +6,22 @@
  * reaction.  "normal" execs the real worker next to this program's build
  * directory, so one daemon instance can show that it keeps serving.
  * The test client sends the mode line before anything else.
+ *
+ * The filesystem modes (after selecting module "pub") report each answer
+ * to the client as a text line, e.g. "OPEN link_to_etc/passwd err=18 fd=-1",
+ * and for every descriptor received whether its first bytes look like
+ * /etc/passwd, so the test can prove nothing outside the module was opened.
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fds.h"
@@ -65,12 +74,333 @@ static int wait_hangup(void)
 	return 1;
 }
 
+/* --- filesystem modes ---------------------------------------------------- */
+
+static void report(const char *fmt, ...)
+{
+	char line[8192];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	(void)!write(PR_FD_CLIENT, line, (size_t)n);
+}
+
+/* One answer from the monitor, bounded to 10 s; -1 if none came. */
+static int answer(struct pr_msg *m, int *fd)
+{
+	struct pollfd p = { .fd = ipc.fd, .events = POLLIN };
+	const char *why;
+
+	*fd = -1;
+	if (poll(&p, 1, 10000) != 1)
+		return -1;
+	return pr_ipc_recv(&ipc, m, fd, &why) == PR_IPC_OK ? 0 : -1;
+}
+
+static void send_path(enum pr_msg_type type, const char *path, uint32_t flags)
+{
+	struct pr_msg m;
+
+	pr_msg_init(&m, type);
+	if (type == PR_W_STAT) {
+		m.u.stat.flags = flags;
+		pr_str_set_relpath(&m.u.stat.path, path);
+	} else {
+		pr_str_set_relpath(&m.u.path.path, path);
+	}
+	pr_ipc_send(&ipc, &m, -1);
+}
+
+/* A well-formed request of each filesystem type. */
+static void send_valid(const char *op)
+{
+	struct pr_msg m;
+
+	if (strcmp(op, "CLOSE") == 0) {
+		pr_msg_init(&m, PR_W_CLOSE);
+		m.u.close.handle = 1;
+		pr_ipc_send(&ipc, &m, -1);
+	} else if (strcmp(op, "IDNAME") == 0) {
+		pr_msg_init(&m, PR_W_IDNAME);
+		m.u.idname.kind = PR_ID_USER;
+		pr_ipc_send(&ipc, &m, -1);
+	} else {
+		send_path(strcmp(op, "LIST") == 0 ? PR_W_LIST : strcmp(op, "STAT") == 0 ? PR_W_STAT :
+			  strcmp(op, "OPEN") == 0 ? PR_W_OPEN : PR_W_READLINK, "file", 0);
+	}
+}
+
+/* READY, then select a module; reports "SELECTED ppid=N pid=P" (N: the monitor). */
+static int select_module(const char *name)
+{
+	struct pr_msg m;
+	int fd;
+
+	ready();
+	pr_msg_init(&m, PR_W_SELECT);
+	pr_str_set_name(&m.u.wselect.module, name);
+	pr_ipc_send(&ipc, &m, -1);
+	if (answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT || m.u.select.status != PR_SELECT_OK) {
+		report("SELECT failed");
+		return -1;
+	}
+	report("SELECTED ppid=%d pid=%d", (int)getppid(), (int)getpid());
+	return 0;
+}
+
+/* Does a received descriptor read like the system's password file? */
+static const char *looks_like_passwd(int fd)
+{
+	char buf[16] = "";
+
+	return pread(fd, buf, 5, 0) == 5 && memcmp(buf, "root:", 5) == 0 ? "yes" : "no";
+}
+
+static int do_open(const char *path, uint32_t *handle)
+{
+	struct pr_msg m;
+	int fd = -1;
+
+	send_path(PR_W_OPEN, path, 0);
+	if (answer(&m, &fd) < 0 || m.h.type != PR_M_OPEN) {
+		report("OPEN %s no answer", path);
+		return -1;
+	}
+	report("OPEN %s err=%d fd=%s passwd=%s", path, m.u.open.err, fd >= 0 ? "yes" : "-1",
+	       fd >= 0 ? looks_like_passwd(fd) : "no");
+	*handle = m.u.open.handle;
+	return fd;
+}
+
+static void do_close(int fd, uint32_t handle)
+{
+	struct pr_msg m;
+
+	close(fd);
+	pr_msg_init(&m, PR_W_CLOSE);
+	m.u.close.handle = handle;
+	pr_ipc_send(&ipc, &m, -1);
+}
+
+static void open_close(const char *path)
+{
+	uint32_t h;
+	int fd = do_open(path, &h);
+
+	if (fd >= 0)
+		do_close(fd, h);
+}
+
+static void do_stat(const char *path, uint32_t flags)
+{
+	struct pr_msg m;
+	struct stat etc;
+	int fd, is_etc;
+
+	send_path(PR_W_STAT, path, flags);
+	if (answer(&m, &fd) < 0 || m.h.type != PR_M_STAT) {
+		report("STAT %s no answer", path);
+		return;
+	}
+	is_etc = stat("/etc", &etc) == 0 && m.u.mstat.err == 0 &&
+		 m.u.mstat.st.ino == etc.st_ino && m.u.mstat.st.dev == etc.st_dev;
+	report("STAT %s follow=%u err=%d mode=%o link=%u target=%s is_etc=%s", path, flags,
+	       m.u.mstat.err, m.u.mstat.st.mode, m.u.mstat.link_state, m.u.mstat.link.s,
+	       is_etc ? "yes" : "no");
+}
+
+static void do_list(const char *path)
+{
+	char names[4096] = "";
+	struct pr_msg m;
+	struct pr_dirent d;
+	size_t off, used = 0;
+	int fd, n = 0;
+
+	send_path(PR_W_LIST, path, 0);
+	for (int i = 0; i < 10000; i++) {
+		if (answer(&m, &fd) < 0) {
+			report("LIST %s no answer", path);
+			return;
+		}
+		if (m.h.type == PR_M_LIST_END) {
+			report("LIST %s err=%d n=%d names=%s", path, m.u.list_end.err, n, names);
+			return;
+		}
+		for (off = 0; m.h.type == PR_M_LIST && pr_list_next(&m.u.list, &off, &d) == 1; n++) {
+			int w = snprintf(names + used, sizeof(names) - used, "%s%.*s%s%.*s", n ? "," : "",
+					 (int)d.name_len, d.name, d.link_state == PR_LINK_INLINE ? "->" :
+					 d.link_state == PR_LINK_LONG ? "->LONG" : d.link_state ? "->ERR" : "",
+					 (int)d.link_len, d.link);
+			if (w > 0 && (size_t)w < sizeof(names) - used)
+				used += (size_t)w;
+		}
+	}
+}
+
+static void do_readlink(const char *path)
+{
+	struct pr_msg m;
+	int fd;
+
+	send_path(PR_W_READLINK, path, 0);
+	if (answer(&m, &fd) < 0 || m.h.type != PR_M_READLINK) {
+		report("READLINK %s no answer", path);
+		return;
+	}
+	report("READLINK %s err=%d len=%u", path, m.u.readlink.err, m.u.readlink.target.len);
+}
+
+static void do_idname(uint32_t kind, uint32_t id)
+{
+	struct pr_msg m;
+	int fd;
+
+	pr_msg_init(&m, PR_W_IDNAME);
+	m.u.idname.kind = kind;
+	m.u.idname.id = id;
+	pr_ipc_send(&ipc, &m, -1);
+	if (answer(&m, &fd) < 0 || m.h.type != PR_M_IDNAME) {
+		report("IDNAME %u %u no answer", kind, id);
+		return;
+	}
+	report("IDNAME %u %u found=%u name=%s", kind, id, m.u.midname.found, m.u.midname.name.s);
+}
+
+/* More OPENs than the monitor's cap, none closed; then close them all. */
+static void open_cap(void)
+{
+	int fds[40], ok = 0, emfile = 0;
+	uint32_t handles[40];
+
+	for (int i = 0; i < 40; i++)
+		fds[i] = -1;
+	for (int i = 0; i < 40; i++) {
+		struct pr_msg m;
+
+		send_path(PR_W_OPEN, "file", 0);
+		if (answer(&m, &fds[i]) < 0 || m.h.type != PR_M_OPEN)
+			break;
+		handles[i] = m.u.open.handle;
+		ok += fds[i] >= 0;
+		emfile += m.u.open.err == EMFILE;
+	}
+	report("CAP ok=%d emfile=%d", ok, emfile);
+	for (int i = 0; i < 40; i++)
+		if (fds[i] >= 0)
+			do_close(fds[i], handles[i]);
+}
+
+/* Wait (bounded) for a line from the test: it acts on the module meanwhile. */
+static void wait_client(const char *what)
+{
+	struct pollfd p = { .fd = PR_FD_CLIENT, .events = POLLIN };
+	char line[64];
+
+	report("%s", what);
+	if (poll(&p, 1, 20000) == 1)
+		read_line(line, sizeof(line));
+}
+
+/* Every semantic attack that passes the validator, in one session. */
+static int fs_script(void)
+{
+	struct pr_msg m;
+
+	if (select_module("pub") < 0)
+		return 1;
+	do_list("");
+	do_stat("", 0);
+	open_close("link_to_etc/passwd");
+	open_close("link_to_etc/\n2026/01/01 00:00:00 [1] forged\033[2J");
+	open_close("abs_link");
+	open_close("up_link");
+	do_stat("link_to_etc", PR_STAT_FOLLOW);
+	do_stat("link_to_etc", 0);
+	do_stat("link_to_etc/passwd", 0);
+	do_list("link_to_etc");
+	do_readlink("link_to_etc");
+	do_readlink("file");
+	do_readlink("long_link");
+	do_stat("long_link", 0);
+	open_close("d");
+	open_close("fifo");
+	open_close("in_link");
+	do_stat("in_link", PR_STAT_FOLLOW);
+	open_close("file");
+	open_cap();
+	open_close("file");
+	do_idname(PR_ID_USER, 0);
+	do_idname(PR_ID_GROUP, 0);
+	do_idname(PR_ID_USER, 4000000000u);
+	do_list("d");
+	wait_client("SWAP");
+	open_close("d/passwd");
+	do_stat("d/passwd", PR_STAT_FOLLOW);
+	do_list("d");
+	report("DONE");
+	pr_msg_init(&m, PR_W_EXIT);
+	pr_ipc_send(&ipc, &m, -1);
+	return 0;
+}
+
+/* "bad OP CASE": a request the validator must refuse, after selection. */
+static int fs_bad(const char *op, const char *c)
+{
+	static const struct { const char *name; enum pr_msg_type type; } ops[] = {
+		{ "LIST", PR_W_LIST }, { "OPEN", PR_W_OPEN }, { "STAT", PR_W_STAT },
+		{ "READLINK", PR_W_READLINK }, { "IDNAME", PR_W_IDNAME }, { "CLOSE", PR_W_CLOSE },
+	};
+	struct pr_msg m;
+	struct pr_str_relpath *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && strcmp(ops[i].name, op) != 0; i++)
+		;
+	if (i == sizeof(ops) / sizeof(ops[0]) || select_module("pub") < 0)
+		return 3;
+	pr_msg_init(&m, ops[i].type);
+	p = ops[i].type == PR_W_STAT ? &m.u.stat.path : &m.u.path.path;
+	if (strcmp(c, "kind3") == 0) {
+		m.u.idname.kind = 3;
+	} else if (strcmp(c, "handle0") == 0) {
+		m.u.close.handle = 0;
+	} else if (strcmp(c, "flags") == 0) {
+		m.u.stat.flags = 2;
+	} else if (strcmp(c, "long") == 0) {
+		memset(p->s, 'a', sizeof(p->s));
+		p->len = sizeof(p->s);
+	} else if (strcmp(c, "nul") == 0) {
+		memcpy(p->s, "a\0b", 3);
+		p->len = 3;
+	} else if (strcmp(c, "unterminated") == 0) {
+		memset(p->s, 'a', sizeof(p->s));
+		p->len = 10;
+	} else {
+		pr_str_set_relpath(p, c); /* "..", "a/../b", "/etc", "a//b", "a/", "." */
+	}
+	pr_ipc_send(&ipc, &m, -1);
+	return wait_hangup();
+}
+
 int main(void)
 {
 	struct pr_msg m, init;
 	const char *why;
-	char mode[128];
+	char mode[128], op[16], c[64];
 	int fd;
+
+	/* As the real worker: die with the monitor, which may be unable to
+	 * kill us once it runs as the module's user. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 
 	/* The mode comes first, before INIT is taken off the channel, so that
 	 * "normal" can hand the untouched channel to the real worker. */
@@ -165,6 +495,43 @@ int main(void)
 		pr_msg_init(&m, PR_W_EXIT);
 		pr_ipc_send(&ipc, &m, -1);
 		return 0;
+	} else if (sscanf(mode, "bad %15s %63s", op, c) == 2) {
+		return fs_bad(op, c);
+	} else if (strcmp(mode, "fs-script") == 0) {
+		return fs_script();
+	} else if (strncmp(mode, "fs-hold", 7) == 0) {
+		/* "fs-hold [MODULE]": selected and confined, the monitor is held
+		 * while the test reads its /proc entry. */
+		if (select_module(mode[7] == ' ' ? mode + 8 : "pub") < 0)
+			return 1;
+		wait_client("HOLD");
+		pr_msg_init(&m, PR_W_EXIT);
+		pr_ipc_send(&ipc, &m, -1);
+		return 0;
+	} else if (sscanf(mode, "fs-before-select %15s", op) == 1) {
+		/* A valid filesystem request, but no module selected yet. */
+		ready();
+		send_valid(op);
+	} else if (strcmp(mode, "fs-after-unknown-module") == 0) {
+		if (select_module("nosuchmodule") == 0)
+			return 1;
+		send_path(PR_W_OPEN, "file", 0);
+	} else if (sscanf(mode, "die %15s", op) == 1) {
+		/* Die by a signal after selection: the confined monitor reports it. */
+		int sig = strcmp(op, "SIGSYS") == 0 ? SIGSYS : SIGTERM;
+
+		if (select_module("pub") < 0)
+			return 1;
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 1;
+	} else if (strncmp(mode, "close-unknown", 13) == 0) {
+		/* "close-unknown [MODULE]" */
+		if (select_module(mode[13] == ' ' ? mode + 14 : "pub") < 0)
+			return 1;
+		pr_msg_init(&m, PR_W_CLOSE);
+		m.u.close.handle = 12345;
+		pr_ipc_send(&ipc, &m, -1);
 	} else if (strcmp(mode, "silent") == 0) {
 		/* Never becomes ready: the handshake deadline must kill us. */
 		for (int i = 0; i < 600; i++)

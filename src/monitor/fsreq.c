@@ -1,0 +1,319 @@
+/*
+ * The worker's filesystem requests, answered by the session monitor after
+ * it selected a module and confined itself (session.c).
+ *
+ * Paths arrive checked by the shared validator (pr_relpath_ok): relative,
+ * no "." / ".." / empty components.  That is not what keeps them inside the
+ * module: every path is resolved by the kernel with openat2() beneath the
+ * root descriptor (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), and the last
+ * component is never followed (O_NOFOLLOW), except STAT with PR_STAT_FOLLOW,
+ * whose links are still resolved beneath the root.  A symlink that points
+ * out, absolutely or by "..", fails with EXDEV (or ELOOP), whenever it was
+ * put there.  Directory entries are read with fstatat/readlinkat on a single
+ * name relative to the open directory, which cannot leave it either.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/openat2.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fsreq.h"
+#include "log.h"
+
+#define LIST_MAX_READS 65536 /* getdents64 calls per listing (32 KiB each) */
+#define OPEN_RETRIES 3       /* openat2 EAGAIN: a rename raced a ".." lookup */
+
+static int send_msg(struct fsreq *f, struct pr_msg *m, int fd)
+{
+	if (pr_ipc_send(f->ipc, m, fd) == 0)
+		return 0;
+	log_msg(PR_LOG_ERR, "cannot send %s to worker: %s", pr_msg_type_name(m->h.type), strerror(errno));
+	return -1;
+}
+
+/* --- identities, resolved before the monitor gives up root ---------------- */
+
+/* As rsyncd: all digits is a number, anything else a name.  what: 'u' the
+ * uid of a user, 'p' the primary gid of a user, 'g' the gid of a group. */
+static int lookup_id(const char *s, int what, uint32_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	struct passwd *pw = NULL;
+	struct group *gr = NULL;
+
+	if (s[0] >= '0' && s[0] <= '9' && *end == '\0') {
+		*out = (uint32_t)v;
+		return v < UINT32_MAX ? 0 : -1; /* (uid_t)-1 would mean "unchanged" */
+	}
+	if (what == 'g')
+		gr = getgrnam(s);
+	else
+		pw = getpwnam(s);
+	if (pw == NULL && gr == NULL)
+		return -1;
+	*out = gr ? gr->gr_gid : what == 'u' ? pw->pw_uid : pw->pw_gid;
+	return 0;
+}
+
+/* An entry that cannot be stored (name not 1..255 bytes, no memory) is left
+ * out: IDNAME then answers "not found", and the id travels as a number. */
+static void id_add(struct fs_ids *t, uint32_t id, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (t->e != NULL && len >= 1 && len <= 255 && (t->e[t->n].name = strdup(name)) != NULL)
+		t->e[t->n++].id = id;
+}
+
+/* The uid/gid -> name tables, read while NSS still works. */
+static void load_ids(struct fsreq *f)
+{
+	struct passwd *pw;
+	struct group *gr;
+
+	f->users.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
+	f->groups.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
+	setpwent();
+	for (int i = 0; i < FS_MAX_IDS && (pw = getpwent()) != NULL; i++)
+		id_add(&f->users, pw->pw_uid, pw->pw_name);
+	endpwent();
+	setgrent();
+	for (int i = 0; i < FS_MAX_IDS && (gr = getgrent()) != NULL; i++)
+		id_add(&f->groups, gr->gr_gid, gr->gr_name);
+	endgrent();
+}
+
+int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod)
+{
+	const char *user = mod->uid ? mod->uid : "nobody";
+	const char *group = mod->gid ? mod->gid : "nobody";
+
+	f->ipc = ipc;
+	f->module = mod->name;
+	f->root = -1;
+	if (lookup_id(user, 'u', &f->uid) < 0 || lookup_id(group, mod->gid ? 'g' : 'p', &f->gid) < 0)
+		log_msg(PR_LOG_ERR, "module %s: unknown uid '%s' or gid '%s'", mod->name, user, group);
+	else if ((f->root = open(mod->path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, strerror(errno));
+	else
+		load_ids(f);
+	return f->root < 0 ? -1 : 0;
+}
+
+/* --- path resolution -------------------------------------------------------- */
+
+/* Open a module path ("" is the root itself) without ever leaving the module. */
+static int open_beneath(struct fsreq *f, const char *path, uint64_t flags)
+{
+	struct open_how how = { .flags = flags | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	char clean[PR_RELPATH_MAX * 4 + 1];
+	long fd;
+	int e, tries = 0;
+
+	do
+		fd = syscall(SYS_openat2, f->root, path[0] ? path : ".", &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN && ++tries < OPEN_RETRIES);
+	if (fd < 0 && (errno == EXDEV || errno == ELOOP)) {
+		e = errno;
+		log_sanitize(clean, sizeof(clean), path);
+		log_msg(PR_LOG_WARNING, "refused path '%s' escaping module %s: %s", clean, f->module, strerror(e));
+		errno = e;
+	}
+	return (int)fd;
+}
+
+static struct pr_stat to_pr_stat(const struct stat *st)
+{
+	return (struct pr_stat){
+		.mode = st->st_mode, .nlink = (uint32_t)st->st_nlink, .size = (uint64_t)st->st_size,
+		.mtime = st->st_mtim.tv_sec, .mtime_nsec = (uint32_t)st->st_mtim.tv_nsec,
+		.uid = st->st_uid, .gid = st->st_gid, .dev = st->st_dev, .ino = st->st_ino,
+		.rdev = st->st_rdev, .atime = st->st_atim.tv_sec, .atime_nsec = (uint32_t)st->st_atim.tv_nsec,
+	};
+}
+
+/* Read a symlink target into buf (PR_RELPATH_MAX bytes, NUL-terminated).
+ * Returns its PR_LINK_* state (errno set for PR_LINK_ERROR); *inl is its
+ * length if it travels inline, else 0. */
+static uint32_t read_link(int dirfd, const char *name, char *buf, size_t *inl)
+{
+	ssize_t n = readlinkat(dirfd, name, buf, PR_RELPATH_MAX);
+
+	*inl = 0;
+	if (n <= 0 || n >= (ssize_t)PR_RELPATH_MAX) {
+		/* readlinkat(fd, "") of a non-link says ENOENT; readlink(2) says EINVAL */
+		errno = n >= 0 ? ENAMETOOLONG : errno == ENOENT && name[0] == '\0' ? EINVAL : errno;
+		return PR_LINK_ERROR;
+	}
+	buf[n] = '\0';
+	*inl = n <= (ssize_t)PR_LINK_INLINE_MAX ? (size_t)n : 0;
+	return *inl ? PR_LINK_INLINE : PR_LINK_LONG;
+}
+
+/* --- handlers ---------------------------------------------------------------- */
+
+/* Add one entry of an open directory to out; send out first if it is full. */
+static int list_entry(struct fsreq *f, struct pr_msg *out, int dir, const char *name)
+{
+	char target[PR_RELPATH_MAX];
+	struct stat st;
+	struct pr_stat ps = { 0 };
+	size_t len = strlen(name), tlen = 0;
+	uint32_t ls = PR_LINK_NONE;
+	int32_t err = 0;
+
+	if (len > 255 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return 0;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		err = errno;
+	else
+		ps = to_pr_stat(&st);
+	if (err == 0 && S_ISLNK(st.st_mode))
+		ls = read_link(dir, name, target, &tlen);
+	if (pr_list_add(&out->u.list, &ps, err, name, len, ls, target, tlen) == 0)
+		return 0;
+	if (send_msg(f, out, -1) < 0)
+		return -1;
+	pr_msg_init(out, PR_M_LIST);
+	return pr_list_add(&out->u.list, &ps, err, name, len, ls, target, tlen);
+}
+
+int fs_list(struct fsreq *f, const struct pr_msg *m)
+{
+	_Alignas(struct dirent64) char buf[32768];
+	struct pr_msg out;
+	int dir = open_beneath(f, m->u.path.path.s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	int err = dir < 0 ? errno : 0, rc = 0;
+	long n = 0;
+
+	pr_msg_init(&out, PR_M_LIST);
+	for (int i = 0; dir >= 0 && rc == 0 && i < LIST_MAX_READS; i++) {
+		n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+		if (n <= 0) {
+			err = n < 0 ? errno : 0;
+			break;
+		}
+		for (long off = 0; off < n && rc == 0;) {
+			const struct dirent64 *d = (const void *)(buf + off);
+
+			if (d->d_reclen == 0)
+				break;
+			off += d->d_reclen;
+			rc = list_entry(f, &out, dir, d->d_name);
+		}
+	}
+	if (n > 0 && rc == 0)
+		err = EOVERFLOW; /* a directory beyond the bound */
+	if (dir >= 0)
+		close(dir);
+	if (rc < 0 || (out.u.list.count > 0 && send_msg(f, &out, -1) < 0))
+		return -1;
+	pr_msg_init(&out, PR_M_LIST_END);
+	out.u.list_end.err = err;
+	return send_msg(f, &out, -1);
+}
+
+int fs_stat(struct fsreq *f, const struct pr_msg *m)
+{
+	char target[PR_RELPATH_MAX];
+	struct pr_msg out;
+	struct stat st;
+	size_t inl = 0;
+	int nofollow = (m->u.stat.flags & PR_STAT_FOLLOW) ? 0 : O_NOFOLLOW;
+	int fd = open_beneath(f, m->u.stat.path.s, O_PATH | nofollow);
+
+	pr_msg_init(&out, PR_M_STAT);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		out.u.mstat.err = errno;
+	else
+		out.u.mstat.st = to_pr_stat(&st);
+	if (out.u.mstat.err == 0 && S_ISLNK(st.st_mode))
+		out.u.mstat.link_state = read_link(fd, "", target, &inl);
+	if (inl > 0)
+		(void)pr_str_set_name(&out.u.mstat.link, target); /* fits: <= 255 bytes */
+	if (fd >= 0)
+		close(fd);
+	return send_msg(f, &out, -1);
+}
+
+int fs_open(struct fsreq *f, const struct pr_msg *m)
+{
+	struct pr_msg out;
+	struct stat st;
+	size_t slot = 0;
+	int fd = -1, rc;
+
+	pr_msg_init(&out, PR_M_OPEN);
+	while (slot < FS_MAX_HANDLES && f->handles[slot] != 0)
+		slot++;
+	if (slot == FS_MAX_HANDLES)
+		out.u.open.err = EMFILE;
+	else if ((fd = open_beneath(f, m->u.path.path.s, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)) < 0 ||
+		 fstat(fd, &st) < 0)
+		out.u.open.err = errno;
+	else if (!S_ISREG(st.st_mode))
+		out.u.open.err = EINVAL;
+	if (out.u.open.err == 0) {
+		f->last_handle = f->last_handle % UINT32_MAX + 1; /* never 0 */
+		f->handles[slot] = out.u.open.handle = f->last_handle;
+		out.u.open.st = to_pr_stat(&st);
+	}
+	rc = send_msg(f, &out, out.u.open.err == 0 ? fd : -1);
+	if (fd >= 0)
+		close(fd); /* after a successful send, the worker holds the only copy */
+	return rc;
+}
+
+int fs_close(struct fsreq *f, const struct pr_msg *m)
+{
+	for (size_t i = 0; i < FS_MAX_HANDLES && m->u.close.handle != 0; i++) {
+		if (f->handles[i] == m->u.close.handle) {
+			f->handles[i] = 0;
+			return 0;
+		}
+	}
+	log_msg(PR_LOG_ERR, "worker closed handle %u, which is not outstanding; ending session",
+		m->u.close.handle);
+	return -1;
+}
+
+int fs_readlink(struct fsreq *f, const struct pr_msg *m)
+{
+	char target[PR_RELPATH_MAX];
+	struct pr_msg out;
+	size_t inl;
+	int fd = open_beneath(f, m->u.path.path.s, O_PATH | O_NOFOLLOW);
+
+	pr_msg_init(&out, PR_M_READLINK);
+	if (fd < 0 || read_link(fd, "", target, &inl) == PR_LINK_ERROR)
+		out.u.readlink.err = errno;
+	else
+		(void)pr_str_set_relpath(&out.u.readlink.target, target); /* fits: < 4096 bytes */
+	if (fd >= 0)
+		close(fd);
+	return send_msg(f, &out, -1);
+}
+
+int fs_idname(struct fsreq *f, const struct pr_msg *m)
+{
+	const struct fs_ids *t = m->u.idname.kind == PR_ID_USER ? &f->users : &f->groups;
+	struct pr_msg out;
+
+	pr_msg_init(&out, PR_M_IDNAME);
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->e[i].id == m->u.idname.id) {
+			out.u.midname.found = pr_str_set_name(&out.u.midname.name, t->e[i].name) == 0;
+			break;
+		}
+	}
+	return send_msg(f, &out, -1);
+}

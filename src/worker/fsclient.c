@@ -1,0 +1,137 @@
+/*
+ * Requests to the monitor for filesystem facts.  Answers are validated by
+ * the shared validator before we see them; a missing or unexpected answer
+ * means the monitor is gone or broken, and the worker stops.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsclient.h"
+#include "mon.h"
+
+static void set_path(struct pr_str_relpath *d, const char *path)
+{
+	if (pr_str_set_relpath(d, path) < 0 || !pr_relpath_ok(d->s, d->len)) {
+		mon_log(PR_LOG_ERR, "internal error: bad module path requested");
+		mon_exit(14);
+	}
+}
+
+int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
+{
+	struct pr_msg m;
+	int stop = 0;
+
+	pr_msg_init(&m, PR_W_LIST);
+	set_path(&m.u.path.path, path);
+	mon_send(&m, -1);
+	/* Bounded by the directory's size: each message carries >= 1 entry. */
+	for (;;) {
+		const char *why;
+		int fd;
+
+		if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK)
+			mon_exit(14);
+		if (fd >= 0)
+			close(fd);
+		if (m.h.type == PR_M_LIST_END)
+			return m.u.list_end.err;
+		if (m.h.type != PR_M_LIST)
+			mon_exit(14);
+		size_t off = 0;
+		struct pr_dirent d;
+		while (!stop && pr_list_next(&m.u.list, &off, &d) == 1)
+			stop = fn(ctx, &d) != 0;
+	}
+}
+
+int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_t linkcap)
+{
+	struct pr_msg m;
+
+	pr_msg_init(&m, PR_W_STAT);
+	m.u.stat.flags = follow ? PR_STAT_FOLLOW : 0;
+	set_path(&m.u.stat.path, path);
+	mon_send(&m, -1);
+	mon_expect(&m, PR_M_STAT, NULL);
+	if (m.u.mstat.err)
+		return m.u.mstat.err;
+	*st = m.u.mstat.st;
+	if (link && linkcap) {
+		link[0] = '\0';
+		if (m.u.mstat.link_state == PR_LINK_INLINE && m.u.mstat.link.len < linkcap)
+			memcpy(link, m.u.mstat.link.s, (size_t)m.u.mstat.link.len + 1);
+		else if (m.u.mstat.link_state == PR_LINK_LONG)
+			return fsc_readlink(path, link, linkcap);
+		else if (m.u.mstat.link_state == PR_LINK_ERROR)
+			return EIO;
+	}
+	return 0;
+}
+
+int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
+{
+	struct pr_msg m;
+
+	pr_msg_init(&m, PR_W_OPEN);
+	set_path(&m.u.path.path, path);
+	mon_send(&m, -1);
+	mon_expect(&m, PR_M_OPEN, fd);
+	if (m.u.open.err)
+		return m.u.open.err;
+	*handle = m.u.open.handle;
+	*st = m.u.open.st;
+	return 0;
+}
+
+void fsc_close(int fd, uint32_t handle)
+{
+	struct pr_msg m;
+
+	close(fd);
+	pr_msg_init(&m, PR_W_CLOSE);
+	m.u.close.handle = handle;
+	mon_send(&m, -1);
+}
+
+int fsc_readlink(const char *path, char *buf, size_t cap)
+{
+	struct pr_msg m;
+
+	pr_msg_init(&m, PR_W_READLINK);
+	set_path(&m.u.path.path, path);
+	mon_send(&m, -1);
+	mon_expect(&m, PR_M_READLINK, NULL);
+	if (m.u.readlink.err)
+		return m.u.readlink.err;
+	if (m.u.readlink.target.len >= cap)
+		return ENAMETOOLONG;
+	memcpy(buf, m.u.readlink.target.s, (size_t)m.u.readlink.target.len + 1);
+	return 0;
+}
+
+/* A small cache: a tree has few distinct owners, and each costs a round trip. */
+#define ID_CACHE 256
+static struct { int kind; uint32_t id; char *name; int used; } id_cache[ID_CACHE];
+
+const char *fsc_idname(int kind, uint32_t id)
+{
+	struct pr_msg m;
+	size_t slot = (id * 31u + (unsigned)kind) % ID_CACHE;
+
+	if (id_cache[slot].used && id_cache[slot].kind == kind && id_cache[slot].id == id)
+		return id_cache[slot].name;
+	pr_msg_init(&m, PR_W_IDNAME);
+	m.u.idname.kind = (uint32_t)kind;
+	m.u.idname.id = id;
+	mon_send(&m, -1);
+	mon_expect(&m, PR_M_IDNAME, NULL);
+	free(id_cache[slot].name);
+	id_cache[slot].kind = kind;
+	id_cache[slot].id = id;
+	id_cache[slot].used = 1;
+	id_cache[slot].name = m.u.midname.found ? strdup(m.u.midname.name.s) : NULL;
+	return id_cache[slot].name;
+}

@@ -1,0 +1,38 @@
+/*
+ * The worker's view of the module's files: every call is a request to the
+ * monitor, which resolves the path beneath the module root and answers.
+ */
+#ifndef PRSYNCD_FSCLIENT_H
+#define PRSYNCD_FSCLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+
+#define FS_LINK_MAX 4096   /* a symlink target including its NUL */
+
+/* Called for every entry of a directory; return 0 to continue. */
+typedef int (*fsc_list_fn)(void *ctx, const struct pr_dirent *d);
+
+/* List the directory at module path `path` ("" = root). Returns 0, or the
+ * errno that prevented or ended the listing (entries already delivered
+ * stay valid). */
+int fsc_list(const char *path, fsc_list_fn fn, void *ctx);
+
+/* lstat (or stat with follow=1, within the module). Returns 0 or errno.
+ * For a symlink, link receives the target (may be NULL). */
+int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_t linkcap);
+
+/* Open a regular file read-only. Returns 0 or errno; *fd and *handle set on success. */
+int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st);
+/* Close a descriptor from fsc_open and tell the monitor. */
+void fsc_close(int fd, uint32_t handle);
+
+/* Read a symlink's target. Returns 0 or errno. */
+int fsc_readlink(const char *path, char *buf, size_t cap);
+
+/* Name of a uid/gid (cached). Returns NULL if it has none. */
+const char *fsc_idname(int kind, uint32_t id);
+
+#endif

@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# The monitor's filesystem service under attack.  A hostile program in
+# place of the worker selects module "pub" and then sends filesystem
+# requests: malformed ones (the validator must end the session), and valid
+# ones that try to leave the module through symlinks, including a directory
+# swapped for a symlink to /etc between listing and opening.  Nothing
+# outside the module may ever be opened, and the listener keeps serving.
+# Also read from /proc: the session monitor, once a module is selected,
+# runs as the module's uid under its own seccomp filter.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "t_hostile_fs.sh: needs root (the monitor drops to the module's uid)"
+	pass "skipped: not root"
+	finish
+	exit
+fi
+
+M=$TMP/pub
+mkdir -p "$M/d"
+printf 'hello\n' > "$M/file"
+printf 'module passwd, not the system one\n' > "$M/d/passwd"
+printf 'root:x:0:0:outside the module\n' > "$TMP/secret"
+ln -s /etc "$M/link_to_etc"
+ln -s /etc/passwd "$M/abs_link"
+ln -s ../secret "$M/up_link"
+ln -s file "$M/in_link"
+ln -s "$(printf 'x%.0s' $(seq 1 300))" "$M/long_link"
+mkfifo "$M/fifo"
+# $TMP stays 0700: the monitor reaches the module through the descriptor it
+# opened as root, so the module root's ancestors need not admit "nobody".
+cat > "$TMP/conf" <<CONF
+handshake timeout = 5
+[pub]
+	path = $M
+[num]
+	path = $M
+	uid = 1234
+	gid = 4321
+[asroot]
+	path = $M
+	uid = root
+	gid = 0
+[nopath]
+	path = $TMP/missing
+[baduid]
+	path = $M
+	uid = no_such_user_prsyncd
+CONF
+nobody_uid=$(id -u nobody)
+nobody_gid=$(getent passwd nobody | cut -d: -f4)
+
+# Seccomp kills of the monitor itself are seen only in the kernel log.
+monitor_kills() { dmesg 2>/dev/null | grep -c "type=1326.*exe=\"$PRSYNCD\""; }
+kills_before=$(monitor_kills)
+port=$(free_port)
+start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_worker" || fail "prsyncd did not start"
+L=$PRSYNCD_PID
+
+# A line-oriented client: prints what the hostile worker reports, acts on
+# "SWAP" (replace d by a symlink to /etc) and "HOLD" (read the monitor's
+# /proc status), each time answering "go".  Bounded to 40 s.
+cat > "$TMP/fsclient.py" <<'PY'
+import os, socket, sys, time
+port, mode, moddir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+s = socket.create_connection(("127.0.0.1", port), 5)
+s.sendall((mode + "\n").encode())
+s.settimeout(0.5)
+buf, ppid, end = b"", None, time.time() + 40
+def status(pid):
+    out = {}
+    for l in open("/proc/%s/status" % pid):
+        k, _, v = l.partition(":")
+        out[k] = " ".join(v.split())
+    return out
+while time.time() < end:
+    try:
+        b = s.recv(65536)
+    except socket.timeout:
+        continue
+    except OSError:
+        break
+    if not b:
+        break
+    buf += b
+    while b"\n" in buf:
+        line, buf = buf.split(b"\n", 1)
+        t = line.decode("latin-1")
+        print(t, flush=True)
+        if t.startswith("SELECTED ppid="):
+            ppid = t.split()[1].split("=")[1]
+        elif t == "SWAP":
+            d = os.path.join(moddir, "d")
+            os.rename(d, d + ".old")
+            os.symlink("/etc", d)
+            s.sendall(b"go\n")
+        elif t == "HOLD":
+            st = status(ppid)
+            for k in ("Name", "Seccomp", "NoNewPrivs", "Uid", "Gid", "Groups", "CapEff", "CapPrm"):
+                print("PROC %s=%s" % (k, st.get(k, "")), flush=True)
+            print("PROC cwd-root=%s" % os.readlink("/proc/%s/root" % ppid), flush=True)
+            s.sendall(b"go\n")
+if buf:
+    print(buf.decode("latin-1"), flush=True)
+PY
+fsclient() { timeout 60 python3 "$TMP/fsclient.py" "$port" "$1" "$M"; }
+
+WORKERS="" # pids of hostile workers: each must die with its monitor
+new_log() { tail -n +"$(($1 + 1))" "$TMP/log"; }
+
+# expect_end MODE LOG-REGEX: the session ends with a matching log line.
+expect_end() {
+	local before after i
+	before=$(wc -l < "$TMP/log")
+	rawclient "$port" --send "$1\n" --timeout 6 > "$TMP/out"
+	WORKERS+=" $(sed -n 's/^SELECTED ppid=[0-9]* pid=//p' "$TMP/out")"
+	for i in $(seq 1 50); do
+		after=$(new_log "$before")
+		grep -Eq -- "$2" <<<"$after" && break
+		sleep 0.1
+	done
+	if grep -Eq -- "$2" <<<"$after"; then pass "$1: $(grep -E -- "$2" <<<"$after" | head -n 1 | cut -d' ' -f4-)"
+	else fail "$1: no log line matching '$2'"; echo "$after" | sed 's/^/    /'; fi
+	kill -0 "$L" 2>/dev/null || fail "$1: listener died"
+}
+
+# --- malformed requests: the shared validator ends the session -----------
+for op in LIST OPEN STAT READLINK; do
+	for c in .. a/../b /etc a//b a/ . long nul unterminated; do
+		expect_end "bad $op $c" 'invalid message from worker \(malformed string field\)'
+	done
+done
+expect_end "bad STAT flags" 'invalid message from worker \(field out of range\)'
+expect_end "bad IDNAME kind3" 'invalid message from worker \(field out of range\)'
+expect_end "bad CLOSE handle0" 'invalid message from worker \(field out of range\)'
+expect_end close-unknown 'worker closed handle 12345, which is not outstanding; ending session'
+for op in LIST STAT OPEN CLOSE READLINK IDNAME; do
+	expect_end "fs-before-select $op" "worker sent PR_W_$op in a state where it is not permitted"
+done
+expect_end fs-after-unknown-module 'worker sent PR_W_OPEN in a state where it is not permitted'
+# A module running as root can still kill the (root) hostile worker: the
+# kill, the reaping and the report all happen under the monitor's filter.
+expect_end "close-unknown asroot" 'worker [0-9]+ terminated by the monitor'
+# The worker dies by a signal after selection: reported under the filter.
+expect_end "die SIGSYS" 'worker [0-9]+ killed by signal 31 \(SIGSYS\): seccomp violation'
+expect_end "die TERM" 'worker [0-9]+ killed by signal 15 \(Terminated\)'
+kill -0 "$L" 2>/dev/null && pass "listener alive after malformed requests" || fail "listener died"
+
+# --- the monitor's own confinement, read while a session holds -----------
+out=$(fsclient fs-hold)
+WORKERS+=" $(sed -n 's/^SELECTED ppid=[0-9]* pid=//p' <<<"$out")"
+field() { sed -n "s/^PROC $1=//p" <<<"$out"; }
+[ "$(field Seccomp)" = 2 ] && pass "monitor Seccomp: 2" || fail "monitor Seccomp: '$(field Seccomp)' ($out)"
+[ "$(field NoNewPrivs)" = 1 ] && pass "monitor NoNewPrivs: 1" || fail "monitor NoNewPrivs: '$(field NoNewPrivs)'"
+[ "$(field Uid)" = "$nobody_uid $nobody_uid $nobody_uid $nobody_uid" ] && pass "monitor uids: $(field Uid) (nobody)" ||
+	fail "monitor uids: '$(field Uid)', want $nobody_uid"
+[ "$(field Gid)" = "$nobody_gid $nobody_gid $nobody_gid $nobody_gid" ] && pass "monitor gids: $(field Gid)" ||
+	fail "monitor gids: '$(field Gid)', want $nobody_gid"
+[ "$(field Groups)" = "$nobody_gid" ] && pass "monitor groups: only $nobody_gid" || fail "monitor groups: '$(field Groups)'"
+[ "$(field CapEff)" = 0000000000000000 ] && pass "monitor CapEff zero" || fail "monitor CapEff: '$(field CapEff)'"
+[ "$(field CapPrm)" = 0000000000000000 ] && pass "monitor CapPrm zero" || fail "monitor CapPrm: '$(field CapPrm)'"
+[ "$(field cwd-root)" = "$M" ] && pass "monitor root is the module" || fail "monitor root: '$(field cwd-root)'"
+
+# Numeric ids that name no user; uid 0 when configured (rsyncd allows it).
+out=$(fsclient "fs-hold num")
+[ "$(field Uid)/$(field Gid)/$(field Groups)/$(field Seccomp)" = "1234 1234 1234 1234/4321 4321 4321 4321/4321/2" ] &&
+	pass "numeric uid/gid: 1234/4321 under seccomp" || fail "numeric uid/gid: $(grep PROC <<<"$out" | tr '\n' ' ')"
+out=$(fsclient "fs-hold asroot")
+[ "$(field Uid)/$(field Gid)/$(field Seccomp)/$(field cwd-root)" = "0 0 0 0/0 0 0 0/2/$M" ] &&
+	pass "uid = root: stays root, chrooted, under seccomp" || fail "uid = root: $(grep PROC <<<"$out" | tr '\n' ' ')"
+# A module that cannot be opened, or whose uid does not exist: refused, no drop.
+before=$(wc -l < "$TMP/log")
+out=$(fsclient "fs-hold nopath")
+grep -q '^SELECT failed' <<<"$out" && wait_log "$TMP/log" "module nopath: cannot open path $TMP/missing" &&
+	pass "missing module path refused" || fail "missing module path: $out"
+out=$(fsclient "fs-hold baduid")
+grep -q '^SELECT failed' <<<"$out" && wait_log "$TMP/log" "module baduid: unknown uid 'no_such_user_prsyncd'" &&
+	pass "unknown module uid refused" || fail "unknown module uid: $out"
+
+# --- attacks that pass the validator --------------------------------------
+before=$(wc -l < "$TMP/log")
+out=$(fsclient fs-script)
+WORKERS+=" $(sed -n 's/^SELECTED ppid=[0-9]* pid=//p' <<<"$out")"
+has() { # has NAME REGEX: a reported line matches
+	if grep -Eq -- "$2" <<<"$out"; then pass "$1"; else fail "$1: no line matching '$2'"; fi
+}
+has "root listing"                '^LIST  err=0 n=8 names=.*link_to_etc->/etc'
+has "listing: long target"        '^LIST  err=0 .*long_link->LONG'
+has "listing: in-module link"     '^LIST  err=0 .*in_link->file'
+has "OPEN via link to /etc"       '^OPEN link_to_etc/passwd err=(18|40) fd=-1'
+has "OPEN absolute symlink"       '^OPEN abs_link err=(18|40) fd=-1'
+has "OPEN relative escape"        '^OPEN up_link err=(18|40) fd=-1'
+has "STAT FOLLOW out of module"   '^STAT link_to_etc follow=1 err=(18|40) .*is_etc=no'
+has "STAT link itself"            '^STAT link_to_etc follow=0 err=0 mode=120777 link=1 target=/etc is_etc=no'
+has "STAT through link to /etc"   '^STAT link_to_etc/passwd follow=0 err=(18|40) '
+has "LIST link to /etc refused"   '^LIST link_to_etc err=(20|40) n=0 names=$'
+has "READLINK link"               '^READLINK link_to_etc err=0 len=4$'
+has "READLINK regular file"       '^READLINK file err=22 len=0$'
+has "READLINK long target"        '^READLINK long_link err=0 len=300$'
+has "STAT long link"              '^STAT long_link follow=0 err=0 mode=120777 link=2 '
+has "OPEN directory refused"      '^OPEN d err=22 fd=-1'
+has "OPEN fifo refused"           '^OPEN fifo err=22 fd=-1'
+has "OPEN in-module link (nofollow)" '^OPEN in_link err=40 fd=-1'
+has "STAT FOLLOW in-module link"  '^STAT in_link follow=1 err=0 mode=100644 '
+has "OPEN regular file"           '^OPEN file err=0 fd=yes passwd=no'
+has "descriptor cap"              '^CAP ok=32 emfile=8$'
+has "IDNAME uid 0"                '^IDNAME 1 0 found=1 name=root$'
+has "IDNAME gid 0"                '^IDNAME 2 0 found=1 name=root$'
+has "IDNAME unknown uid"          '^IDNAME 1 4000000000 found=0 name=$'
+has "LIST d before the swap"      '^LIST d err=0 n=1 names=passwd$'
+has "OPEN d/passwd after swap"    '^OPEN d/passwd err=(18|40) fd=-1 passwd=no'
+has "STAT d/passwd after swap"    '^STAT d/passwd follow=1 err=(18|40) .*is_etc=no'
+has "LIST d after swap"           '^LIST d err=(20|40) n=0 names=$'
+has "script completed"            '^DONE$'
+[ "$(grep -c 'passwd=yes' <<<"$out")" = 0 ] && pass "no descriptor outside the module" ||
+	fail "a descriptor outside the module: $(grep 'passwd=yes' <<<"$out")"
+grep -q 'is_etc=yes' <<<"$out" && fail "STAT returned /etc" || pass "no stat of /etc"
+grep -q ' no answer' <<<"$out" && fail "monitor stopped answering: $(grep ' no answer' <<<"$out" | head -n 1)" ||
+	pass "every request answered"
+wait_log "$TMP/log" "refused path 'd/passwd' escaping module pub" && pass "swap refusal logged" || fail "swap refusal not logged"
+after=$(new_log "$before")
+grep -q "refused path 'link_to_etc/passwd' escaping module pub" <<<"$after" && pass "escape via link logged" ||
+	fail "escape via link not logged"
+grep -Eq 'killed by signal|seccomp|SIGSYS' <<<"$after" && fail "monitor or worker killed: $(grep -E 'signal|seccomp' <<<"$after")" ||
+	pass "no seccomp kill during the script"
+[ "$NFAIL" = 0 ] || echo "$out" | sed 's/^/    /'
+# A refused path with a newline and an escape sequence is logged escaped.
+grep -q "refused path 'link_to_etc/\\\\0122026/01/01 00:00:00 \\[1\\] forged\\\\033\\[2J'" <<<"$after" &&
+	pass "refused path sanitized in the log" || fail "refused path not sanitized"
+grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "forged log line" || pass "no forged log line"
+
+# --- the listener still serves a real worker -----------------------------
+out=$(rawclient "$port" --send 'normal\n@RSYNCD: 32.0 md5\n\n' --timeout 5)
+case $out in *"pub"*"@RSYNCD: EXIT"*) pass "listener still serves a real worker";; *) fail "real worker after attacks: $out";; esac
+sleep 0.5
+zombies=$(ps -o stat= --ppid "$L" | grep -c Z)
+[ "$zombies" = 0 ] && pass "no zombie sessions" || fail "$zombies zombie sessions"
+left=""
+for p in $WORKERS; do # gone, or a zombie waiting for init to reap it
+	case $(ps -o stat= -p "$p") in ''|Z*) ;; *) left+=" $p";; esac
+done
+[ -n "$WORKERS" ] && [ -z "$left" ] && pass "no hostile worker outlived its monitor ($(wc -w <<<"$WORKERS") checked)" ||
+	fail "hostile workers still running:$left (checked:$WORKERS)"
+if dmesg >/dev/null 2>&1; then
+	[ "$(monitor_kills)" = "$kills_before" ] && pass "no seccomp kill of a session monitor (kernel log)" ||
+		fail "a session monitor was killed by its filter: $(dmesg | grep "type=1326.*exe=\"$PRSYNCD\"" | tail -n 1)"
+fi
+if grep -Eq 'Sanitizer|runtime error' "$TMP/log.stderr" 2>/dev/null; then
+	fail "sanitizer report: $(grep -E -m 3 'Sanitizer|runtime error' "$TMP/log.stderr")"
+else
+	pass "no sanitizer report from the daemon"
+fi
+finish
