@@ -54,7 +54,7 @@ wait_port() {
 start_prsyncd() {
 	local conf=$1 port=$2 log=$3; shift 3
 	"$PRSYNCD" --no-detach --config="$conf" --port="$port" --address=127.0.0.1 \
-		--log-file="$log" "$@" 2>>"$log.stderr" &
+		--log-file="$log" "$@" 2> >(cat >>"$log.stderr") &
 	PRSYNCD_PID=$!
 	PIDS+=("$PRSYNCD_PID")
 	wait_port "$port"

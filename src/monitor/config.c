@@ -150,7 +150,7 @@ static const struct param params[] = {
 	  .check = check_max_connections },
 	{ "syslog tag", S_MODULE, .kind = K_IGNORED },
 	{ "forward lookup", S_MODULE, .kind = K_IGNORED },
-	{ "numeric ids", S_MODULE, .kind = K_IGNORED },
+	{ "numeric ids", S_MODULE, .kind = K_BOOL, .off = M(numeric_ids) },
 	{ "munge symlinks", S_MODULE, .kind = K_IGNORED },
 	{ "insecure links", S_MODULE, .kind = K_IGNORED },
 	{ "charset", S_MODULE, .kind = K_IGNORED },
@@ -634,6 +634,7 @@ static int set_defaults(struct cfg *c, struct cfg_module *d)
 	d->list = 1;
 	d->read_only = 1;
 	d->use_chroot = 1; /* recorded only: workers are always confined */
+	d->numeric_ids = -1;
 	c->worker_user = strdup("nobody");
 	c->worker_chroot = strdup("/run/prsyncd/empty");
 	c->syslog_facility = strdup("daemon");

@@ -24,6 +24,7 @@ struct cfg_module {
 	char *uid;           /* name or number the files are read as; NULL = default */
 	char *gid;           /* likewise; NULL = default */
 	int use_chroot;      /* accepted, recorded; confinement is always on */
+	int numeric_ids;     /* -1 = rsyncd's default: yes for chroot modules */
 	int line;            /* line of the section header, for messages */
 };
 

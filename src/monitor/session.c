@@ -222,6 +222,8 @@ static int h_select(struct session *s, const struct pr_msg *m)
 	log_msg(PR_LOG_INFO, "rsync allowed access on module %s from %s (%s)", mod->name, s->host, s->addr);
 	out.u.select.status = PR_SELECT_OK;
 	out.u.select.read_only = 1;
+	/* rsyncd sends no user/group names from chroot modules by default */
+	out.u.select.numeric_ids = mod->numeric_ids >= 0 ? (uint32_t)mod->numeric_ids : (uint32_t)(mod->use_chroot != 0);
 	if (pr_str_set_name(&out.u.select.module, mod->name) < 0)
 		return -1;
 	return send_msg(s, &out, -1);
@@ -479,19 +481,34 @@ int session_main(const struct session_opts *o)
 	close(PR_FD_CLIENT); /* the worker holds the only copy from now on */
 	pr_ipc_init(&s->ipc, sv[0], PR_DIR_TO_MONITOR);
 
+	int reaped = 0;
+
 	rc = send_msg(s, &init, motd_fd);
 	if (motd_fd >= 0)
 		close(motd_fd);
 	if (rc == 0)
 		serve(s, s->cfg.handshake_timeout);
-	/* After the uid drop the kill may fail (EPERM: the worker runs as
-	 * another user); the worker's PR_SET_PDEATHSIG ends it when we exit. */
-	if (!s->done)
-		s->killed = kill(s->worker, SIGKILL) == 0;
+	/* A worker that closed the channel without announcing its exit, or
+	 * that outlives its announcement, is ended: closing fd 4 must not let
+	 * it keep the client.  After the uid drop the kill may fail (EPERM);
+	 * the worker's PR_SET_PDEATHSIG ends it when we exit. */
 	close(sv[0]);
-	while ((s->done || s->killed) && waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
-		;
-	if (s->done || s->killed)
+	if (s->done && s->state == ST_ENDING) {
+		pid_t w = 0;
+
+		for (int i = 0; i < 200 && (w = waitpid(s->worker, &status, WNOHANG)) == 0; i++)
+			poll(NULL, 0, 50); /* bounded: 10 s */
+		reaped = w == s->worker;
+	}
+	if (!reaped) {
+		s->killed = kill(s->worker, SIGKILL) == 0;
+		if (s->done && !s->killed && s->state != ST_ENDING)
+			log_msg(PR_LOG_WARNING, "worker %d closed its channel without an exit status", (int)s->worker);
+		while ((s->done || s->killed) && waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
+			;
+		reaped = s->done || s->killed;
+	}
+	if (reaped)
 		report_exit(s, status, kmsg_fd);
 	if (s->confined)
 		_exit(0); /* no atexit work (sanitizer leak checks) under the filter */

@@ -96,10 +96,10 @@ static int join(char *out, size_t cap, const char *a, const char *b)
 {
 	int n;
 
-	if (a[0] == '\0' || strcmp(a, ".") == 0)
+	if (b[0] == '\0' || strcmp(b, ".") == 0)
+		n = snprintf(out, cap, "%s", strcmp(a, ".") == 0 ? "" : a);
+	else if (a[0] == '\0' || strcmp(a, ".") == 0)
 		n = snprintf(out, cap, "%s", b);
-	else if (b[0] == '\0' || strcmp(b, ".") == 0)
-		n = snprintf(out, cap, "%s", a);
 	else
 		n = snprintf(out, cap, "%s/%s", a, b);
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
@@ -152,15 +152,9 @@ static void sanitize(const char *in, char *out, size_t cap, int *dotdir)
 	*dotdir = last_special || o == 0;
 }
 
-/* The name a message shows for a module path, as stock prints it:
- * relative to the module root, or "/"-rooted for a source argument. */
+/* The name a message shows for a module path, as a chrooted rsyncd
+ * prints it: rooted at the module ("/sub/file"). */
 static const char *shown(const char *path, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%s", path[0] ? path : ".");
-	return buf;
-}
-
-static const char *shown_arg(const char *path, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "/%s", path);
 	return buf;
@@ -400,7 +394,7 @@ static void add_arg(struct sess *s, struct flist *fl, struct scan *sc, const cha
 		if (err == ENOENT && s->opt.ignore_missing_args)
 			return;
 		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] link_stat \"%s\" (in %s) failed: %s (%d)",
-		       shown_arg(mpath, show, sizeof(show)), mod, strerror(err), err);
+		       shown(mpath, show, sizeof(show)), mod, strerror(err), err);
 		if (err != ENOENT)
 			io_err_general(s);
 		return;
@@ -501,7 +495,8 @@ static void sort_and_dedupe(struct sess *s, struct flist *fl)
 	for (size_t i = 0; i < fl->n; i++)
 		fl->e[i].hl_ref = (int32_t)i;
 	sort_protocol = s->protocol;
-	qsort(fl->e, fl->n, sizeof(*fl->e), cmp_entries);
+	if (fl->n > 1)
+		qsort(fl->e, fl->n, sizeof(*fl->e), cmp_entries);
 	/* Duplicates (overlapping arguments) sort next to each other; keep the
 	 * first, as the receiver would. */
 	for (size_t i = 0; i < fl->n; i++) {

@@ -19,10 +19,18 @@ static void set_path(struct pr_str_relpath *d, const char *path)
 	}
 }
 
+/*
+ * The whole listing is collected before any entry is handed to fn, because
+ * fn may itself ask the monitor something (a long symlink target, -L), and
+ * the channel carries one conversation at a time.
+ */
 int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 {
 	struct pr_msg m;
-	int stop = 0;
+	struct pr_dirent *ents = NULL;
+	char **bufs = NULL;
+	size_t n = 0, cap = 0;
+	int err;
 
 	pr_msg_init(&m, PR_W_LIST);
 	set_path(&m.u.path.path, path);
@@ -32,19 +40,46 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 		const char *why;
 		int fd;
 
-		if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK)
+		if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK) {
+			mon_log(PR_LOG_ERR, "bad listing answer from the monitor: %s", why ? why : "channel closed");
 			mon_exit(14);
+		}
 		if (fd >= 0)
 			close(fd);
-		if (m.h.type == PR_M_LIST_END)
-			return m.u.list_end.err;
+		if (m.h.type == PR_M_LIST_END) {
+			err = m.u.list_end.err;
+			break;
+		}
 		if (m.h.type != PR_M_LIST)
 			mon_exit(14);
 		size_t off = 0;
 		struct pr_dirent d;
-		while (!stop && pr_list_next(&m.u.list, &off, &d) == 1)
-			stop = fn(ctx, &d) != 0;
+		while (pr_list_next(&m.u.list, &off, &d) == 1) {
+			char *copy = malloc((size_t)d.name_len + d.link_len + 1);
+
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				ents = realloc(ents, cap * sizeof(*ents));
+				bufs = realloc(bufs, cap * sizeof(*bufs));
+			}
+			if (copy == NULL || ents == NULL || bufs == NULL)
+				mon_exit(22);
+			memcpy(copy, d.name, (size_t)d.name_len + d.link_len);
+			d.name = copy;
+			d.link = copy + d.name_len;
+			ents[n] = d;
+			bufs[n++] = copy;
+		}
 	}
+	for (size_t i = 0; i < n; i++) {
+		if (fn(ctx, &ents[i]) != 0)
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(bufs[i]);
+	free(ents);
+	free(bufs);
+	return err;
 }
 
 int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_t linkcap)

@@ -23,7 +23,9 @@
 #ifdef PRSYNCD_TEST_HOOKS
 /* LeakSanitizer needs ptrace and threads, which the sandbox forbids. */
 const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "detect_leaks=0"; }
+const char *__asan_default_options(void) { return "detect_leaks=0:symbolize=0"; }
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void) { return "symbolize=0:print_stacktrace=1"; }
 #endif
 
 static int is_seqpacket(int fd)

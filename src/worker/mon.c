@@ -46,7 +46,11 @@ void mon_expect(struct pr_msg *m, enum pr_msg_type type, int *fd_out)
 	if (r != PR_IPC_OK || m->h.type != type) {
 		if (r == PR_IPC_OK && fd >= 0)
 			close(fd);
-		_exit(12);
+		if (r == PR_IPC_INVALID)
+			mon_log(PR_LOG_ERR, "invalid answer from the monitor: %s", why);
+		else if (r == PR_IPC_OK)
+			mon_log(PR_LOG_ERR, "unexpected answer %s from the monitor", pr_msg_type_name(m->h.type));
+		_exit(14);
 	}
 	if (fd_out)
 		*fd_out = fd;

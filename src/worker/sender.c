@@ -95,7 +95,7 @@ static void write_head(struct io *io, const struct sum_head *h)
 }
 
 /* Read and check a sum head, then the sums it announces. */
-static void read_sums(struct sess *s, struct sumset *ss, int no_sums)
+static void read_sums(struct sess *s, struct sumset *ss, struct sum_head *head, int no_sums)
 {
 	struct io *io = &s->io;
 	struct sum_head h;
@@ -109,14 +109,15 @@ static void read_sums(struct sess *s, struct sumset *ss, int no_sums)
 		io_fatal(io, RERR_PROTOCOL, "Invalid checksum header from client: %s "
 			 "(count=%d blength=%d s2length=%d remainder=%d) [sender]",
 			 why, h.count, h.blength, h.s2length, h.remainder);
+	*head = h;
 	if (no_sums) {
-		/* --append: the head describes the client's file, no sums follow */
+		/* --append: the head describes the client's file, no sums follow;
+		 * matching then sees no blocks and sends the tail as literal data */
 		struct sum_head empty = h;
 		empty.count = 0;
 		empty.remainder = 0;
 		if (sums_alloc(ss, &empty) < 0)
 			io_fatal(io, RERR_MALLOC, "out of memory [sender]");
-		ss->h = h;
 		return;
 	}
 	if (sums_alloc(ss, &h) < 0)
@@ -132,10 +133,10 @@ static void open_failed(struct sess *s, int32_t ndx, const char *mpath, int err,
 {
 	if (err == ENOENT) {
 		io_msg(&s->io, s->protocol == 27 ? MSG_ERROR_XFER : MSG_WARNING,
-		       "file has vanished: \"%s\" (in %s)", mpath, s->hs.module);
+		       "file has vanished: \"/%s\" (in %s)", mpath, s->hs.module);
 		*io_error |= IOERR_VANISHED;
 	} else {
-		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] send_files failed to open \"%s\" (in %s): %s (%d)",
+		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] send_files failed to open \"/%s\" (in %s): %s (%d)",
 		       mpath, s->hs.module, strerror(err), err);
 		*io_error |= IOERR_GENERAL;
 	}
@@ -148,6 +149,7 @@ static void send_file(struct sess *s, struct flist *fl, const struct request *r,
 {
 	struct fentry *f = &fl->e[r->ndx];
 	struct sumset ss;
+	struct sum_head head;
 	struct fmap map;
 	struct csum_file cf;
 	struct pr_stat st;
@@ -166,7 +168,7 @@ static void send_file(struct sess *s, struct flist *fl, const struct request *r,
 	if (phase >= 2)
 		io_fatal(&s->io, RERR_PROTOCOL, "got transfer request in phase 2 [sender]");
 	memset(&ss, 0, sizeof(ss));
-	read_sums(s, &ss, append);
+	read_sums(s, &ss, &head, append);
 	if (flist_module_path(fl, f, mpath, sizeof(mpath)) < 0) {
 		sums_free(&ss);
 		open_failed(s, r->ndx, f->name, ENAMETOOLONG, io_error);
@@ -179,9 +181,9 @@ static void send_file(struct sess *s, struct flist *fl, const struct request *r,
 		return;
 	}
 	if (append) {
-		int64_t have = (int64_t)ss.h.count * ss.h.blength;
-		if (ss.h.remainder)
-			have -= ss.h.blength - ss.h.remainder;
+		int64_t have = (int64_t)head.count * head.blength;
+		if (head.remainder)
+			have -= head.blength - head.remainder;
 		if ((int64_t)st.size < (int64_t)f->st.size) {
 			io_msg(&s->io, MSG_WARNING, "skipped diminished file: %s", mpath);
 			if (s->protocol >= 30)
@@ -198,8 +200,8 @@ static void send_file(struct sess *s, struct flist *fl, const struct request *r,
 		mo.inplace = 1;
 
 	echo_request(s, r);
-	write_head(&s->io, &ss.h);
-	if (fmap_open(&map, fd, (int64_t)st.size, (size_t)(ss.h.blength > 0 ? ss.h.blength : 1) + 65536) < 0 ||
+	write_head(&s->io, &head);
+	if (fmap_open(&map, fd, (int64_t)st.size, (size_t)(head.blength > 0 ? head.blength : 1) + 65536) < 0 ||
 	    csum_file_init(&cf, &s->xfer, 1) < 0)
 		io_fatal(&s->io, RERR_MALLOC, "out of memory [sender]");
 	/* append-verify (and any append before protocol 30) sums the whole file */
@@ -221,7 +223,7 @@ static void send_file(struct sess *s, struct flist *fl, const struct request *r,
 		memset(digest, 0, sizeof(digest));
 		if (all_zero)
 			digest[csum_len(s->xfer.type) - 1] = 1;
-		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] read errors mapping \"%s\" (in %s): %s (%d)",
+		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] read errors mapping \"/%s\" (in %s): %s (%d)",
 		       mpath, s->hs.module, strerror(map.read_error), map.read_error);
 		*io_error |= IOERR_GENERAL;
 	}

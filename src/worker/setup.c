@@ -195,12 +195,13 @@ static int pick_checksum(const char *client_list)
 	return -1;
 }
 
-static void set_checksums(struct sess *s, int xfer, int flist)
+static void set_checksums(struct sess *s, int xfer, int flist, int by_name)
 {
 	s->xfer.type = (enum csum_type)xfer;
 	s->flist.type = (enum csum_type)flist;
-	/* md5's seed goes first with the seed-order fix, and always when negotiated. */
-	s->xfer.seed_first = (s->compat_flags & CF_CHKSUM_SEED_FIX) != 0;
+	/* md5's seed goes first with the seed-order fix, and always when the
+	 * name was chosen (negotiated or --checksum-choice, at any protocol). */
+	s->xfer.seed_first = by_name || (s->compat_flags & CF_CHKSUM_SEED_FIX) != 0;
 	s->flist.seed_first = s->xfer.seed_first;
 }
 
@@ -218,7 +219,7 @@ static int checksum_choice(struct sess *s)
 	f = b ? csum_from_name(b) : x;
 	if (x < 0 || f < 0)
 		return -1;
-	set_checksums(s, x, f);
+	set_checksums(s, x, f, 1);
 	return 0;
 }
 
@@ -327,11 +328,11 @@ void setup_session(struct sess *s)
 			mon_log(PR_LOG_WARNING, "no checksum in common with the client (%s)", theirs);
 			mon_exit(RERR_UNSUPPORTED);
 		}
-		set_checksums(s, pick, pick);
+		set_checksums(s, pick, pick, 1);
 	} else if (s->protocol >= 30) {
-		set_checksums(s, CSUM_MD5, CSUM_MD5);
+		set_checksums(s, CSUM_MD5, CSUM_MD5, 0);
 	} else {
-		set_checksums(s, CSUM_MD4_OLD, CSUM_MD4_OLD);
+		set_checksums(s, CSUM_MD4_OLD, CSUM_MD4_OLD, 0);
 	}
 	s->xfer.seed = choose_seed(&s->opt);
 	s->flist.seed = 0;
