@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,12 +39,28 @@ static const struct { const char *name; int fac; } facilities[] = {
 	{ "local7", LOG_LOCAL7 },
 };
 
+/*
+ * Our own connection to /dev/log rather than syslog(3): glibc reconnects
+ * with socket() when the log daemon restarts, which the confined session
+ * monitor may not do.  A line that cannot be sent is dropped.
+ */
+static int syslog_fd = -1;
+static int syslog_fac = LOG_DAEMON;
+
 int log_use_syslog(const char *facility)
 {
 	for (size_t i = 0; i < sizeof(facilities) / sizeof(facilities[0]); i++) {
 		if (strcasecmp(facility, facilities[i].name) == 0) {
-			openlog("prsyncd", LOG_PID | LOG_NDELAY, facilities[i].fac);
+			struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+			syslog_fac = facilities[i].fac;
 			sink = SINK_SYSLOG;
+			snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", _PATH_LOG);
+			syslog_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			if (syslog_fd >= 0 && connect(syslog_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+				close(syslog_fd);
+				syslog_fd = -1;
+			}
 			return 0;
 		}
 	}
@@ -88,11 +106,16 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	localtime_r(&now, &tm);
 	if (sink == SINK_SYSLOG) {
-		syslog(syslog_prio(level), "%s", text);
+		strftime(stamp, sizeof(stamp), "%b %e %H:%M:%S", &tm);
+		n = snprintf(line, sizeof(line), "<%d>%s prsyncd[%d]: %s", syslog_fac | syslog_prio(level),
+			     stamp, (int)getpid(), text);
+		if (syslog_fd >= 0 && n > 0)
+			(void)send(syslog_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1,
+				   MSG_NOSIGNAL | MSG_DONTWAIT);
 		return;
 	}
-	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y/%m/%d %H:%M:%S", &tm);
 	n = snprintf(line, sizeof(line), "%s [%d] %s\n", stamp, (int)getpid(), text);
 	if (n < 0)

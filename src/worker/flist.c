@@ -9,6 +9,7 @@
  * recursion, so a deep tree cannot exhaust the stack.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,7 +332,117 @@ static void add_implied(struct sess *s, struct flist *fl, uint32_t root, const c
 	}
 }
 
+/* ---- wildcard arguments (spec part 1, 4.5 step 4) ------------------------ */
+
+#define GLOB_MAX 65536
+
+struct globctx { const char *pat; char **out; size_t n, cap; const char *prefix; };
+
+static int glob_entry(void *ctx, const struct pr_dirent *d)
+{
+	struct globctx *g = ctx;
+	char name[256], path[PR_RELPATH_MAX];
+
+	memcpy(name, d->name, d->name_len);
+	name[d->name_len] = '\0';
+	if (fnmatch(g->pat, name, 0) != 0 || g->n >= GLOB_MAX ||
+	    join(path, sizeof(path), g->prefix, name) < 0)
+		return 0;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 16;
+		g->out = xrealloc(g->out, g->cap * sizeof(*g->out));
+	}
+	g->out[g->n++] = xstrdup(path);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Expand *, ? and [...] in a module-relative path, one component at a
+ * time against the module's directories.  Returns the number of matches
+ * (in *out, sorted), or 0 when the pattern matched nothing (the caller
+ * then uses it literally, as stock does).
+ */
+static size_t glob_expand(const char *path, char ***out)
+{
+	char **cur = xrealloc(NULL, sizeof(char *));
+	size_t ncur = 1;
+	const char *p = path;
+
+	cur[0] = xstrdup("");
+	while (*p && ncur > 0) {
+		const char *e = strchr(p, '/');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char comp[256];
+
+		if (len == 0 || len >= sizeof(comp)) {
+			p += len + (e != NULL);
+			continue;
+		}
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		struct globctx g = { .pat = comp };
+		for (size_t i = 0; i < ncur; i++) {
+			if (strpbrk(comp, "*?[") != NULL) {
+				g.prefix = cur[i];
+				(void)fsc_list(cur[i], glob_entry, &g);
+				if (g.n > 1)
+					qsort(g.out, g.n, sizeof(*g.out), cmp_str);
+			} else {
+				char joined[PR_RELPATH_MAX];
+				if (join(joined, sizeof(joined), cur[i], comp) == 0 && g.n < GLOB_MAX) {
+					g.out = xrealloc(g.out, (g.n + 1) * sizeof(*g.out));
+					g.out[g.n++] = xstrdup(joined);
+				}
+			}
+			free(cur[i]);
+		}
+		free(cur);
+		cur = g.out;
+		ncur = g.n;
+		p += len + (e != NULL);
+	}
+	*out = cur;
+	return ncur;
+}
+
+static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const char *arg);
+
 static void add_arg(struct sess *s, struct flist *fl, struct scan *sc, const char *arg)
+{
+	const char *mod = s->hs.module;
+	size_t mlen = strlen(mod);
+	const char *p = arg;
+	char **matches = NULL;
+	size_t n;
+
+	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
+		p = arg + mlen;
+	if (strpbrk(p, "*?[") == NULL || s->opt.relative) {
+		add_one_arg(s, fl, sc, arg);
+		return;
+	}
+	n = glob_expand(p, &matches);
+	if (n == 0)
+		add_one_arg(s, fl, sc, arg);
+	for (size_t i = 0; i < n; i++) {
+		char full[PR_RELPATH_MAX + 2];
+		size_t plen = strlen(p);
+
+		/* keep a trailing slash: it still means "the contents" */
+		snprintf(full, sizeof(full), "/%s%s", matches[i], plen && p[plen - 1] == '/' ? "/" : "");
+		add_one_arg(s, fl, sc, full);
+		scan_all(sc);
+		free(matches[i]);
+	}
+	free(matches);
+}
+
+static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const char *arg)
 {
 	const char *mod = s->hs.module;
 	size_t mlen = strlen(mod);

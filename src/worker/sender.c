@@ -194,8 +194,9 @@ static void send_file(struct sess *s, struct flist *fl, const struct request *r,
 		}
 		start = have < (int64_t)st.size ? have : (int64_t)st.size;
 	}
-	/* The in-place rule applies when the receiver rewrites its own file. */
-	mo.inplace = s->opt.inplace && (s->protocol < 29 || !r->has_type || r->fnamecmp_type == FNAMECMP_FNAME);
+	/* The in-place rule applies when the receiver rewrites its own file
+	 * (--append implies --inplace on the client, which does not send it). */
+	mo.inplace = (s->opt.inplace || s->opt.append) && (s->protocol < 29 || !r->has_type || r->fnamecmp_type == FNAMECMP_FNAME);
 	if (s->opt.inplace && (s->compat_flags & CF_INPLACE_PARTIAL_DIR) && r->has_type && r->fnamecmp_type == 0x81)
 		mo.inplace = 1;
 
@@ -371,8 +372,9 @@ void sender_run(struct sess *s)
 				 ndx, 0, n - 1);
 		}
 		read_request(s, r, ndx);
-		if (!(r->iflags & ITEM_TRANSFER)) {
-			if (s->protocol >= 29)
+		/* A dry run's transfer requests carry no sums: only the echo. */
+		if (!(r->iflags & ITEM_TRANSFER) || s->opt.dry_run) {
+			if (s->protocol >= 29 || s->opt.dry_run)
 				echo_request(s, r);
 			continue;
 		}

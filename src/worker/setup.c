@@ -230,8 +230,8 @@ void sess_add_path(struct sess *s, const char *base, const char *name)
 	size_t blen = strlen(base), need;
 	char *p;
 
-	while (blen > 0 && base[blen - 1] == '/')
-		blen--;
+	while (name && blen > 0 && base[blen - 1] == '/')
+		blen--; /* a trailing slash means "contents" only for a lone argument */
 	need = blen + (name ? strlen(name) + 3 : 0) + 1;
 	if (s->nsrc >= SRC_MAX || (p = malloc(need)) == NULL)
 		io_fatal(&s->io, RERR_MALLOC, "too many source names [sender]");
