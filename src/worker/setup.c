@@ -5,6 +5,7 @@
  * clients print the same messages and exit codes.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,11 @@ __attribute__((noreturn)) static void refuse(struct sess *s, int flags, const ch
 	io_start_mux(&s->io);
 	io_send_msg(&s->io, s->protocol >= 30 ? MSG_ERROR : MSG_ERROR_XFER, text, strlen(text));
 	io_send_msg(&s->io, s->protocol >= 30 ? MSG_ERROR : MSG_ERROR_XFER, "\n", 1);
+	/* Like stock, close only once the client has sent more (its filter
+	 * list): the close then resets the connection, and clients report
+	 * exactly what they report for rsyncd (exit 10). Bounded wait. */
+	struct pollfd p = { .fd = s->c->fd, .events = POLLIN };
+	(void)poll(&p, 1, 1000);
 	mon_exit(RERR_UNSUPPORTED);
 }
 
@@ -304,6 +310,9 @@ void setup_session(struct sess *s)
 
 	if (s->opt.files_from_path[0])
 		refuse(s, flags, "rsync: --files-from with a file on the server is not supported by this prsyncd yet");
+	if (s->opt.copy_links || s->opt.copy_dirlinks || s->opt.copy_unsafe_links)
+		refuse(s, flags, "rsync: --copy-links (-L), --copy-dirlinks (-k) and --copy-unsafe-links "
+		       "are not supported by this prsyncd yet");
 	if (s->opt.crtimes)
 		refuse(s, flags, "rsync: --crtimes (-N) is not supported by this server");
 	if (!s->opt.files_from_socket) {

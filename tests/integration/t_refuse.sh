@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Requests prsyncd refuses: compression (until the compression issue, as
+# rsyncd does with "refuse options = compress"), pushes to a read-only
+# module, unknown options, client filter rules (until the filter issue).
+# Exit codes and the client's message must match the oracle's.
+. "$(dirname "$0")/../lib.sh"
+
+mkdir -p "$TMP/pub" && echo hello > "$TMP/pub/a.txt"
+printf '[pub]\n\tpath = %s\n\tuid = root\n\tgid = root\n' "$TMP/pub" > "$TMP/p.conf"
+printf '[pub]\n\tpath = %s\n\tuid = root\n\tgid = root\n\trefuse options = compress\n' "$TMP/pub" > "$TMP/r.conf"
+pp=$(free_port); rp=$(free_port)
+start_prsyncd "$TMP/p.conf" "$pp" "$TMP/p.log" || fail "prsyncd did not start"
+start_rsyncd "$TMP/r.conf" "$rp" || fail "rsyncd did not start"
+
+same() { # same NAME EXPECT-TEXT ARGS...: same exit code, message present on both
+	local name=$1 text=$2; shift 2
+	local ro po rr=0 pr=0
+	ro=$(rsync_client "$@" "rsync://127.0.0.1:$rp/pub/" "$TMP/r_$name" 2>&1) || rr=$?
+	po=$(rsync_client "$@" "rsync://127.0.0.1:$pp/pub/" "$TMP/p_$name" 2>&1) || pr=$?
+	if [ "$rr" = "$pr" ] && grep -qF -- "$text" <<<"$po" && grep -qF -- "$text" <<<"$ro"; then
+		pass "$name: exit $pr, '$text'"
+	else
+		fail "$name: rsyncd=$rr prsyncd=$pr"; echo "$po" | sed 's/^/    /'
+	fi
+}
+for P in 27 29 30 31 32; do
+	same "z_p$P" "refuse --compress (-z)" --protocol=$P -az
+done
+same "zc" "refuse --compress (-z)" -a --compress-choice=zstd
+same "zl" "refuse --compress (-z)" -a --zl=3
+same "bogus" "--bogus: unknown option" -a -M--bogus
+
+# A push to a read-only module: refused, client exit 1 on both.
+rr=0; pr=0
+rsync_client -a "$TMP/pub/" "rsync://127.0.0.1:$rp/pub/" >/dev/null 2>&1 || rr=$?
+out=$(rsync_client -a "$TMP/pub/" "rsync://127.0.0.1:$pp/pub/" 2>&1) || pr=$?
+[ "$rr" = "$pr" ] && grep -q "module is read only" <<<"$out" && pass "push refused (exit $pr)" || fail "push: rsyncd=$rr prsyncd=$pr $out"
+
+# Client filter rules are refused, not ignored (until the filter issue).
+pr=0
+out=$(rsync_client -a --exclude='*.txt' "rsync://127.0.0.1:$pp/pub/" "$TMP/p_ex" 2>&1) || pr=$?
+[ "$pr" != 0 ] && grep -q "not supported" <<<"$out" && [ ! -e "$TMP/p_ex/a.txt" ] &&
+	pass "filter rules refused (exit $pr)" || fail "filter rules: exit $pr $out"
+grep -q 'killed' "$TMP/p.log" && fail "a worker was killed" || pass "no worker killed"
+finish
