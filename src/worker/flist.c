@@ -412,6 +412,13 @@ static size_t glob_expand(const char *path, char ***out)
 
 static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const char *arg);
 
+static int probe_entry(void *ctx, const struct pr_dirent *d)
+{
+	(void)ctx;
+	(void)d;
+	return 1; /* only whether the directory can be listed matters */
+}
+
 static void add_arg(struct sess *s, struct flist *fl, struct scan *sc, const char *arg)
 {
 	const char *mod = s->hs.module;
@@ -512,6 +519,14 @@ static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const
 	}
 	if (S_ISDIR(st.mode) && !s->opt.recursive && !s->opt.dirs && !dotdir) {
 		io_msg(&s->io, MSG_INFO, "skipping directory %s", name);
+		return;
+	}
+	if (S_ISDIR(st.mode) && dotdir && (err = fsc_list(mpath, probe_entry, NULL)) != 0) {
+		/* Stock changes into a "dir/" argument first; when it cannot,
+		 * the argument is skipped as a whole. */
+		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
+		       shown(mpath, show, sizeof(show)), mod, strerror(err), err);
+		io_err_general(s);
 		return;
 	}
 	f = add_entry(fl, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL);
