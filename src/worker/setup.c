@@ -183,6 +183,7 @@ __attribute__((noreturn)) static void refuse(struct sess *s, int flags, const ch
 	 * exactly what they report for rsyncd (exit 10). Bounded wait. */
 	struct pollfd p = { .fd = s->c->fd, .events = POLLIN };
 	(void)poll(&p, 1, 1000);
+	(void)poll(NULL, 0, 300); /* let the client read the message first */
 	mon_exit(RERR_UNSUPPORTED);
 }
 
