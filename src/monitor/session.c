@@ -493,20 +493,24 @@ int session_main(const struct session_opts *o)
 	 * it keep the client.  After the uid drop the kill may fail (EPERM);
 	 * the worker's PR_SET_PDEATHSIG ends it when we exit. */
 	close(sv[0]);
-	if (s->done && s->state == ST_ENDING) {
+	if (s->done) {
 		pid_t w = 0;
 
 		for (int i = 0; i < 200 && (w = waitpid(s->worker, &status, WNOHANG)) == 0; i++)
 			poll(NULL, 0, 50); /* bounded: 10 s */
 		reaped = w == s->worker;
-	}
-	if (!reaped) {
-		s->killed = kill(s->worker, SIGKILL) == 0;
-		if (s->done && !s->killed && s->state != ST_ENDING)
+		if (!reaped && s->state != ST_ENDING)
 			log_msg(PR_LOG_WARNING, "worker %d closed its channel without an exit status", (int)s->worker);
-		while ((s->done || s->killed) && waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
+	}
+	if (!reaped && !s->confined) {
+		s->killed = kill(s->worker, SIGKILL) == 0;
+		while (s->killed && waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
 			;
-		reaped = s->done || s->killed;
+		reaped = s->killed;
+	} else if (!reaped) {
+		/* A confined monitor has no kill(): the worker's parent-death
+		 * signal ends it when we exit. */
+		log_msg(PR_LOG_INFO, "worker %d ends with its session monitor", (int)s->worker);
 	}
 	if (reaped)
 		report_exit(s, status, kmsg_fd);

@@ -12,6 +12,13 @@ CONF
 port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" || fail "prsyncd did not start"
 
+# wait_port's probe opens a session of its own; let it end first so the
+# worker found below is the held session's.
+for i in $(seq 1 50); do
+	[ "$(pgrep -c -P "$PRSYNCD_PID" -f -- --session)" = 0 ] && break
+	sleep 0.1
+done
+
 # Hold a session open in the handshake and find its worker.
 rawclient "$port" --send '@RSYNCD: 32.0 md5\n' --hold 4 --timeout 1 >/dev/null &
 holder=$!
