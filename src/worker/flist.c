@@ -692,7 +692,6 @@ static void find_hard_links(struct sess *s, struct flist *fl)
 static void file_sums(struct sess *s, struct flist *fl)
 {
 	static unsigned char buf[256 * 1024];
-	int len = csum_len(s->flist.type);
 
 	for (size_t i = 0; i < fl->n; i++) {
 		struct fentry *f = &fl->e[i];
@@ -721,7 +720,6 @@ static void file_sums(struct sess *s, struct flist *fl)
 			}
 			csum_file_final(&cf, f->sum);
 		}
-		(void)len;
 		fsc_close(fd, handle);
 	}
 }

@@ -172,12 +172,11 @@ static void write_seed(struct sess *s, int32_t seed)
  */
 __attribute__((noreturn)) static void refuse(struct sess *s, int flags, const char *text)
 {
-	mon_log(PR_LOG_WARNING, "refused: %s", text);
 	write_compat(s, flags & ~(CF_VARINT_FLIST_FLAGS | CF_INC_RECURSE));
 	write_seed(s, choose_seed(&s->opt));
 	io_start_mux(&s->io);
-	io_send_msg(&s->io, s->protocol >= 30 ? MSG_ERROR : MSG_ERROR_XFER, text, strlen(text));
-	io_send_msg(&s->io, s->protocol >= 30 ? MSG_ERROR : MSG_ERROR_XFER, "\n", 1);
+	/* one message, newline included, as stock sends it */
+	io_msg(&s->io, MSG_ERROR, "%s", text);
 	/* Like stock, close only once the client has sent more (its filter
 	 * list): the close then resets the connection, and clients report
 	 * exactly what they report for rsyncd (exit 10). Bounded wait. */
