@@ -133,6 +133,15 @@ static int conn_fill(struct conn *c)
 	}
 }
 
+int conn_readable(struct conn *c)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+
+	if (c->rlen > c->rpos || c->eof)
+		return 1;
+	return poll(&p, 1, 0) != 0;
+}
+
 size_t conn_buffered(const struct conn *c)
 {
 	return c->rlen - c->rpos;

@@ -50,6 +50,9 @@ int conn_read_exact(struct conn *c, void *buf, size_t n);
 
 /* Bytes already buffered and readable without waiting. */
 size_t conn_buffered(const struct conn *c);
+/* 1 if a read would not wait: bytes buffered, or the socket is readable
+ * (or closed, or failed: the read then reports it). */
+int conn_readable(struct conn *c);
 
 /* Write all n bytes. While the socket is full, incoming bytes are pulled
  * into the read buffer so the peer is never blocked writing to us.

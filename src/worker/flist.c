@@ -1,12 +1,14 @@
 /*
- * Building and sending the file list (spec part 2, sections 4 and 5).
+ * Building and sending file lists (spec part 2, sections 4 to 6).
  *
- * The list is built completely from the monitor's answers, sorted with the
- * client's own comparison, de-duplicated, and sent in that sorted order:
- * the client's stable sort then leaves it unchanged, so transmission
- * indexes and file indexes coincide (which keeps hard-link references
- * simple).  Directories are scanned with an explicit work list, never by
- * recursion, so a deep tree cannot exhaust the stack.
+ * Each list is built from the monitor's answers, sorted with the client's
+ * own comparison, de-duplicated, and sent in that sorted order: the
+ * client's stable sort then leaves it unchanged, so transmission indexes
+ * and file indexes coincide (which keeps hard-link references simple).
+ * Directories are scanned with an explicit work list, never by recursion,
+ * so a deep tree cannot exhaust the stack.  Without incremental recursion
+ * the whole tree is one list; with it, the first list holds the top level
+ * and each directory gets its own list later (flset_* at the end).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -57,16 +59,16 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static uint32_t add_root(struct flist *fl, const char *root)
+static uint32_t add_root(struct flroots *r, const char *root)
 {
-	if (fl->nroots && strcmp(fl->roots[fl->nroots - 1], root) == 0)
-		return (uint32_t)(fl->nroots - 1);
-	if (fl->nroots == fl->roots_cap) {
-		fl->roots_cap = fl->roots_cap ? fl->roots_cap * 2 : 8;
-		fl->roots = xrealloc(fl->roots, fl->roots_cap * sizeof(*fl->roots));
+	if (r->n && strcmp(r->v[r->n - 1], root) == 0)
+		return (uint32_t)(r->n - 1);
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 8;
+		r->v = xrealloc(r->v, r->cap * sizeof(*r->v));
 	}
-	fl->roots[fl->nroots] = xstrdup(root);
-	return (uint32_t)fl->nroots++;
+	r->v[r->n] = xstrdup(root);
+	return (uint32_t)r->n++;
 }
 
 static struct fentry *add_entry(struct flist *fl, const char *name, uint32_t root,
@@ -87,7 +89,6 @@ static struct fentry *add_entry(struct flist *fl, const char *name, uint32_t roo
 	f->name = xstrdup(name);
 	f->root = root;
 	f->st = *st;
-	f->hl_ref = -1;
 	f->link = link ? xstrdup(link) : NULL;
 	return f;
 }
@@ -108,7 +109,7 @@ static int join(char *out, size_t cap, const char *a, const char *b)
 
 int flist_module_path(const struct flist *fl, const struct fentry *f, char *buf, size_t cap)
 {
-	return join(buf, cap, fl->roots[f->root], f->name);
+	return join(buf, cap, fl->roots->v[f->root], f->name);
 }
 
 /*
@@ -173,7 +174,9 @@ struct scan_dir {
 
 struct scan {
 	struct sess *s;
-	struct flist *fl;
+	struct flist *fl;          /* the list being built */
+	struct flroots *roots;
+	int inc;                   /* incremental: subdirectories get their own lists */
 	struct scan_dir *stack;
 	size_t n, cap;
 	/* current directory being listed */
@@ -279,7 +282,7 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 	f = add_entry(sc->fl, name, sc->cur->root, &st, S_ISLNK(st.mode) ? link : NULL);
 	if (S_ISDIR(st.mode)) {
 		f->dir_role = s->opt.recursive ? DIR_CONTENT : DIR_NO_CONTENT;
-		if (s->opt.recursive)
+		if (s->opt.recursive && !sc->inc)
 			push_dir(sc, name, sc->cur->root, st.dev);
 	}
 	return 0;
@@ -294,7 +297,7 @@ static void scan_all(struct scan *sc)
 		int err;
 
 		sc->cur = &d;
-		if (join(sc->cur_path, sizeof(sc->cur_path), sc->fl->roots[d.root], d.name) < 0) {
+		if (join(sc->cur_path, sizeof(sc->cur_path), sc->roots->v[d.root], d.name) < 0) {
 			free(d.name);
 			continue;
 		}
@@ -311,7 +314,7 @@ static void scan_all(struct scan *sc)
 /* ---- source arguments --------------------------------------------------- */
 
 /* Add the implied parent directories of an -R name ("a/b/c": a, a/b). */
-static void add_implied(struct sess *s, struct flist *fl, uint32_t root, const char *name)
+static void add_implied(struct sess *s, struct scan *sc, uint32_t root, const char *name)
 {
 	char part[PR_RELPATH_MAX], mpath[PR_RELPATH_MAX];
 	struct pr_stat st;
@@ -324,10 +327,10 @@ static void add_implied(struct sess *s, struct flist *fl, uint32_t root, const c
 
 		memcpy(part, name, len);
 		part[len] = '\0';
-		if (join(mpath, sizeof(mpath), fl->roots[root], part) < 0 ||
+		if (join(mpath, sizeof(mpath), sc->roots->v[root], part) < 0 ||
 		    fsc_stat(mpath, 1, &st, NULL, 0) != 0 || !S_ISDIR(st.mode))
 			continue;
-		f = add_entry(fl, part, root, &st, NULL);
+		f = add_entry(sc->fl, part, root, &st, NULL);
 		f->dir_role = DIR_IMPLIED;
 	}
 }
@@ -410,7 +413,7 @@ static size_t glob_expand(const char *path, char ***out)
 	return ncur;
 }
 
-static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const char *arg);
+static void add_one_arg(struct sess *s, struct scan *sc, const char *arg);
 
 static int probe_entry(void *ctx, const struct pr_dirent *d)
 {
@@ -419,7 +422,7 @@ static int probe_entry(void *ctx, const struct pr_dirent *d)
 	return 1; /* only whether the directory can be listed matters */
 }
 
-static void add_arg(struct sess *s, struct flist *fl, struct scan *sc, const char *arg)
+static void add_arg(struct sess *s, struct scan *sc, const char *arg)
 {
 	const char *mod = s->hs.module;
 	size_t mlen = strlen(mod);
@@ -430,27 +433,28 @@ static void add_arg(struct sess *s, struct flist *fl, struct scan *sc, const cha
 	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
 		p = arg + mlen;
 	if (strpbrk(p, "*?[") == NULL || s->opt.relative) {
-		add_one_arg(s, fl, sc, arg);
+		add_one_arg(s, sc, arg);
 		return;
 	}
 	n = glob_expand(p, &matches);
 	if (n == 0)
-		add_one_arg(s, fl, sc, arg);
+		add_one_arg(s, sc, arg);
 	for (size_t i = 0; i < n; i++) {
 		char full[PR_RELPATH_MAX + 2];
 		size_t plen = strlen(p);
 
 		/* keep a trailing slash: it still means "the contents" */
 		snprintf(full, sizeof(full), "/%s%s", matches[i], plen && p[plen - 1] == '/' ? "/" : "");
-		add_one_arg(s, fl, sc, full);
+		add_one_arg(s, sc, full);
 		scan_all(sc);
 		free(matches[i]);
 	}
 	free(matches);
 }
 
-static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const char *arg)
+static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 {
+	struct flroots *roots = sc->roots;
 	const char *mod = s->hs.module;
 	size_t mlen = strlen(mod);
 	const char *p = arg;
@@ -477,32 +481,32 @@ static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const
 		}
 		sanitize(prefix, rootbuf, sizeof(rootbuf), &dummy);
 		sanitize(p, kept, sizeof(kept), &dotdir);
-		root = add_root(fl, rootbuf);
+		root = add_root(roots, rootbuf);
 		name = kept[0] ? kept : ".";
 		if (kept[0])
-			add_implied(s, fl, root, kept);
+			add_implied(s, sc, root, kept);
 	} else {
 		char *slash;
 
 		sanitize(p, full, sizeof(full), &dotdir);
 		if (dotdir) {
-			root = add_root(fl, full);
+			root = add_root(roots, full);
 			name = ".";
 		} else {
 			slash = strrchr(full, '/');
 			if (slash) {
 				*slash = '\0';
-				root = add_root(fl, full);
+				root = add_root(roots, full);
 				name = slash + 1;
 			} else {
-				root = add_root(fl, "");
+				root = add_root(roots, "");
 				name = full;
 			}
 			snprintf(kept, sizeof(kept), "%s", name);
 			name = kept;
 		}
 	}
-	if (join(mpath, sizeof(mpath), fl->roots[root], name) < 0)
+	if (join(mpath, sizeof(mpath), roots->v[root], name) < 0)
 		return;
 	link[0] = '\0';
 	err = fsc_stat(mpath, dotdir || s->opt.copy_links, &st, link, sizeof(link));
@@ -529,12 +533,14 @@ static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const
 		io_err_general(s);
 		return;
 	}
-	f = add_entry(fl, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL);
+	f = add_entry(sc->fl, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL);
 	if (!S_ISDIR(st.mode))
 		return;
 	if (s->opt.recursive || dotdir) {
 		f->dir_role = DIR_CONTENT_TOP;
-		push_dir(sc, name, root, st.dev);
+		/* incremental: only "." is scanned into the first list */
+		if (!sc->inc || strcmp(name, ".") == 0)
+			push_dir(sc, name, root, st.dev);
 	} else {
 		f->dir_role = DIR_NO_CONTENT;
 	}
@@ -609,7 +615,7 @@ static int cmp_entries(const void *x, const void *y)
 
 	/* qsort is not stable: fall back to build order for equal names */
 	if (c == 0)
-		c = a->hl_ref < b->hl_ref ? -1 : a->hl_ref > b->hl_ref;
+		c = a->seq < b->seq ? -1 : a->seq > b->seq;
 	return c;
 }
 
@@ -617,9 +623,8 @@ static void sort_and_dedupe(struct sess *s, struct flist *fl)
 {
 	size_t w = 0;
 
-	/* hl_ref holds the build order until hard links are computed */
 	for (size_t i = 0; i < fl->n; i++)
-		fl->e[i].hl_ref = (int32_t)i;
+		fl->e[i].seq = (uint32_t)i;
 	sort_protocol = s->protocol;
 	if (fl->n > 1)
 		qsort(fl->e, fl->n, sizeof(*fl->e), cmp_entries);
@@ -637,55 +642,6 @@ static void sort_and_dedupe(struct sess *s, struct flist *fl)
 		fl->e[w++] = fl->e[i];
 	}
 	fl->n = w;
-	for (size_t i = 0; i < fl->n; i++)
-		fl->e[i].hl_ref = -1;
-}
-
-/* ---- hard links and -c sums --------------------------------------------- */
-
-struct inode_key { uint64_t dev, ino; int32_t first; };
-
-static int cmp_inode(const void *x, const void *y)
-{
-	const struct inode_key *a = x, *b = y;
-
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (a->ino != b->ino)
-		return a->ino < b->ino ? -1 : 1;
-	return a->first < b->first ? -1 : a->first > b->first;
-}
-
-/* Group non-directories with more than one link by (dev, ino); the first
- * in list order leads its group. */
-static void find_hard_links(struct sess *s, struct flist *fl)
-{
-	struct inode_key *k;
-	size_t nk = 0;
-
-	if (!s->opt.hard_links || s->protocol < 30)
-		return; /* older protocols carry dev/ino instead */
-	k = malloc((fl->n ? fl->n : 1) * sizeof(*k));
-	if (k == NULL)
-		mon_exit(RERR_MALLOC);
-	for (size_t i = 0; i < fl->n; i++) {
-		const struct fentry *f = &fl->e[i];
-		if (!is_dir(f) && f->st.nlink > 1)
-			k[nk++] = (struct inode_key){ f->st.dev, f->st.ino, (int32_t)i };
-	}
-	qsort(k, nk, sizeof(*k), cmp_inode);
-	for (size_t i = 0; i < nk;) {
-		size_t j = i + 1;
-		while (j < nk && k[j].dev == k[i].dev && k[j].ino == k[i].ino)
-			j++;
-		if (j - i > 1) {
-			fl->e[k[i].first].hl_first = 1;
-			for (size_t m = i + 1; m < j; m++)
-				fl->e[k[m].first].hl_ref = k[i].first;
-		}
-		i = j;
-	}
-	free(k);
 }
 
 /* -c: the whole-file sum of every regular file, unseeded. */
@@ -736,13 +692,102 @@ struct prev {
 	int first;
 };
 
+/* (dev, ino) -> transmission index of a hard-link group's first member,
+ * for the whole session (protocol >= 30 -H).  Open addressing. */
+struct hl_slot { uint64_t dev, ino; int32_t first; int used; };
+struct hlmap { struct hl_slot *t; size_t cap, n; };
+
+/* Ids whose names were considered already (incremental recursion sends
+ * each name once, inline). */
+struct idset { uint32_t *v; size_t n, cap; };
+
+struct flenc {
+	struct prev pv;
+	struct hlmap hl;
+	struct idset users, groups;
+};
+
+static uint64_t hl_hash(uint64_t dev, uint64_t ino)
+{
+	uint64_t h = (dev * 0x9e3779b97f4a7c15ull) ^ (ino + 0x632be59bd9b4e019ull + (dev << 6));
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
+}
+
+/* The first member's index, or -1 after recording `idx` as the first. */
+static int32_t hl_lookup(struct hlmap *m, uint64_t dev, uint64_t ino, int32_t idx)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 1024;
+		struct hl_slot *nt = calloc(ncap, sizeof(*nt));
+
+		if (nt == NULL)
+			mon_exit(RERR_MALLOC);
+		for (size_t j = 0; j < m->cap; j++) {
+			if (!m->t[j].used)
+				continue;
+			for (i = hl_hash(m->t[j].dev, m->t[j].ino) & (ncap - 1); nt[i].used; i = (i + 1) & (ncap - 1))
+				;
+			nt[i] = m->t[j];
+		}
+		free(m->t);
+		m->t = nt;
+		m->cap = ncap;
+	}
+	for (i = hl_hash(dev, ino) & (m->cap - 1); m->t[i].used; i = (i + 1) & (m->cap - 1)) {
+		if (m->t[i].dev == dev && m->t[i].ino == ino)
+			return m->t[i].first;
+	}
+	m->t[i] = (struct hl_slot){ dev, ino, idx, 1 };
+	m->n++;
+	return -1;
+}
+
+/* 1 the first time an id is seen. */
+static int idset_add(struct idset *set, uint32_t id)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i] == id)
+			return 0;
+	if (set->n == set->cap) {
+		set->cap = set->cap ? set->cap * 2 : 16;
+		set->v = xrealloc(set->v, set->cap * sizeof(*set->v));
+	}
+	set->v[set->n++] = id;
+	return 1;
+}
+
+/* The name to send inline for a uid/gid (incremental recursion), or NULL. */
+static const char *inline_name(struct sess *s, struct idset *set, int kind, uint32_t id)
+{
+	if (!s->inc_recurse || s->numeric_ids || id == 0 || !idset_add(set, id))
+		return NULL;
+	return fsc_idname(kind, id);
+}
+
 static int is_device(uint32_t mode) { return S_ISCHR(mode) || S_ISBLK(mode); }
 static int is_special(uint32_t mode) { return S_ISFIFO(mode) || S_ISSOCK(mode); }
 
-/* Send one entry (spec part 2, 4.2-4.5). */
-static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struct prev *pv)
+static void write_name(struct io *io, const char *name)
 {
+	size_t len = strnlen(name, 255);
+
+	io_write_byte(io, (uint8_t)len);
+	io_write(io, name, len);
+}
+
+/* Send one entry (spec part 2, 4.2-4.5). */
+static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struct flenc *enc)
+{
+	struct prev *pv = &enc->pv;
 	const struct fentry *f = &fl->e[idx];
+	int32_t hl_ref = -1;
+	int hl_first = 0;
+	char uname[256], gname[256];
+	const char *un = NULL, *gn = NULL;
 	const struct options *o = &s->opt;
 	struct io *io = &s->io;
 	int proto = s->protocol;
@@ -783,20 +828,33 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 	}
 	if (!o->owner || (f->st.uid == pv->uid && !pv->first))
 		flags |= XMIT_SAME_UID;
+	else if ((un = inline_name(s, &enc->users, PR_ID_USER, f->st.uid)) != NULL)
+		flags |= XMIT_USER_NAME_FOLLOWS;
 	if (!o->group || (f->st.gid == pv->gid && !pv->first))
 		flags |= XMIT_SAME_GID;
+	else if ((gn = inline_name(s, &enc->groups, PR_ID_GROUP, f->st.gid)) != NULL)
+		flags |= XMIT_GROUP_NAME_FOLLOWS;
+	/* the name buffer is reused by the next lookup: copy */
+	if (un)
+		un = strncpy(uname, un, sizeof(uname) - 1), uname[sizeof(uname) - 1] = '\0', uname;
+	if (gn)
+		gn = strncpy(gname, gn, sizeof(gname) - 1), gname[sizeof(gname) - 1] = '\0', gname;
 	if (f->st.mtime == pv->mtime)
 		flags |= XMIT_SAME_TIME;
 	if (proto >= 31 && f->st.mtime_nsec)
 		flags |= XMIT_MOD_NSEC;
 	if (o->atimes && !S_ISDIR(mode) && f->st.atime == pv->atime)
 		flags |= XMIT_SAME_ATIME;
-	if (o->hard_links && proto >= 30 && (f->hl_first || f->hl_ref >= 0)) {
+	if (o->hard_links && proto >= 30 && !S_ISDIR(mode) && f->st.nlink > 1) {
+		hl_ref = hl_lookup(&enc->hl, f->st.dev, f->st.ino, fl->ndx_start + (int32_t)idx);
+		hl_first = hl_ref < 0;
+	}
+	if (hl_first || hl_ref >= 0) {
 		flags |= XMIT_HLINKED;
-		if (f->hl_first)
+		if (hl_first)
 			flags |= XMIT_HLINK_FIRST;
-		else
-			abbreviated = 1; /* one list: the first member is always in it */
+		else if (hl_ref >= fl->ndx_start)
+			abbreviated = 1; /* the receiver copies the rest from the same list */
 	} else if (o->hard_links && proto >= 28 && proto < 30 && !S_ISDIR(mode) && f->st.nlink > 1) {
 		flags |= XMIT_HLINKED;
 		if (f->st.dev == pv->dev)
@@ -847,10 +905,10 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 	if (!S_ISDIR(mode))
 		pv->atime = f->st.atime;
 
-	if (abbreviated) {
-		io_write_varint(io, f->hl_ref);
+	if (hl_ref >= 0)
+		io_write_varint(io, hl_ref);
+	if (abbreviated)
 		return;
-	}
 	io_write_varlong30(io, (int64_t)f->st.size, 3);
 	if (!(flags & XMIT_SAME_TIME)) {
 		if (proto >= 30)
@@ -866,8 +924,12 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 		io_write_varlong(io, f->st.atime, 4);
 	if (!(flags & XMIT_SAME_UID))
 		io_write_varint30(io, (int32_t)f->st.uid);
+	if (un)
+		write_name(io, un);
 	if (!(flags & XMIT_SAME_GID))
 		io_write_varint30(io, (int32_t)f->st.gid);
+	if (gn)
+		write_name(io, gn);
 	if (send_rdev) {
 		if (proto < 28) {
 			if (!(flags & XMIT_SAME_RDEV_PRE28))
@@ -907,10 +969,12 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 }
 
 /* The end-of-list marker with the io_error value (4.8). */
-static void send_end(struct sess *s)
+static void send_end(struct sess *s, int err)
 {
 	struct io *io = &s->io;
-	int err = s->opt.ignore_errors ? 0 : s->io_error;
+
+	if (s->opt.ignore_errors)
+		err = 0;
 
 	if (s->varint_flags) {
 		io_write_varint(io, 0);
@@ -969,31 +1033,193 @@ static void send_id_list(struct sess *s, const struct flist *fl, int kind)
 	free(seen);
 }
 
-size_t flist_send(struct sess *s, struct flist *fl)
-{
-	struct scan sc = { .s = s, .fl = fl };
-	struct prev *pv = calloc(1, sizeof(*pv));
-	int64_t t0 = now_ms(), t1;
+/* ---- the lists of a session ---------------------------------------------- */
 
-	if (pv == NULL)
-		mon_exit(RERR_MALLOC);
-	pv->first = 1;
-	for (size_t i = 0; i < s->nsrc; i++) {
-		add_arg(s, fl, &sc, s->src[i]);
-		scan_all(&sc);
+#define LIST_IDLE_MAX 20000   /* entries held before idle sending pauses */
+
+static void list_free(struct flist *fl)
+{
+	for (size_t i = 0; i < fl->n; i++) {
+		free(fl->e[i].name);
+		free(fl->e[i].link);
+		free(fl->e[i].sum);
 	}
-	free(sc.stack);
+	free(fl->e);
+	memset(fl, 0, sizeof(*fl));
+}
+
+struct flset *flset_new(struct sess *s)
+{
+	struct flset *set = calloc(1, sizeof(*set));
+
+	if (set == NULL || (set->enc = calloc(1, sizeof(*set->enc))) == NULL)
+		mon_exit(RERR_MALLOC);
+	set->s = s;
+	set->enc->pv.first = 1;
+	return set;
+}
+
+void flset_free(struct flset *set)
+{
+	for (size_t i = 0; i < set->nheld; i++) {
+		list_free(set->held[i]);
+		free(set->held[i]);
+	}
+	for (size_t i = 0; i < set->npending; i++)
+		free(set->pending[i].name);
+	list_free(&set->extras);
+	for (size_t i = 0; i < set->roots.n; i++)
+		free(set->roots.v[i]);
+	free(set->roots.v);
+	free(set->held);
+	free(set->pending);
+	free(set->enc->hl.t);
+	free(set->enc->users.v);
+	free(set->enc->groups.v);
+	free(set->enc);
+	free(set);
+}
+
+static struct flist *list_new(struct flset *set)
+{
+	struct flist *fl = calloc(1, sizeof(*fl));
+
+	if (fl == NULL)
+		mon_exit(RERR_MALLOC);
+	fl->roots = &set->roots;
+	return fl;
+}
+
+/* Sort, sum, send; the list joins the held ones. */
+static void list_finish_and_send(struct flset *set, struct flist *fl, int err)
+{
+	struct sess *s = set->s;
+
 	sort_and_dedupe(s, fl);
-	find_hard_links(s, fl);
 	if (s->opt.always_checksum)
 		file_sums(s, fl);
-	t1 = now_ms();
+	fl->ndx_start = set->next_ndx;
 	for (size_t i = 0; i < fl->n; i++) {
-		send_entry(s, fl, i, pv);
+		send_entry(s, fl, i, set->enc);
 		if (S_ISREG(fl->e[i].st.mode) || S_ISLNK(fl->e[i].st.mode))
 			s->total_size += (int64_t)fl->e[i].st.size;
 	}
-	send_end(s);
+	send_end(s, err);
+	set->next_ndx += (int32_t)fl->n + 1;
+	if (set->nheld == set->held_cap) {
+		set->held_cap = set->held_cap ? set->held_cap * 2 : 16;
+		set->held = xrealloc(set->held, set->held_cap * sizeof(*set->held));
+	}
+	set->held[set->nheld++] = fl;
+	set->held_entries += fl->n;
+}
+
+/* Every directory of a just-sent list is numbered (the client's dir_ndx)
+ * and, except ".", waits for its own list: pushed in reverse so that the
+ * stack pops them in sorted order, giving depth-first pre-order. */
+static void queue_dirs(struct flset *set, const struct flist *fl)
+{
+	size_t first = set->npending;
+
+	for (size_t i = 0; i < fl->n; i++) {
+		const struct fentry *f = &fl->e[i];
+		int32_t dn;
+
+		if (!is_dir(f))
+			continue;
+		dn = set->ndirs++;
+		if (strcmp(f->name, ".") == 0)
+			continue;
+		if (set->npending == set->pending_cap) {
+			set->pending_cap = set->pending_cap ? set->pending_cap * 2 : 64;
+			set->pending = xrealloc(set->pending, set->pending_cap * sizeof(*set->pending));
+		}
+		set->pending[set->npending++] = (struct pdir){
+			xstrdup(f->name), f->root, f->dir_role, f->st.dev, dn
+		};
+	}
+	for (size_t i = first, j = set->npending; i + 1 < j; i++, j--) {
+		struct pdir t = set->pending[i];
+		set->pending[i] = set->pending[j - 1];
+		set->pending[j - 1] = t;
+	}
+}
+
+static int cmp_extra(const void *x, const void *y)
+{
+	const struct fentry *a = x, *b = y;
+
+	if (a->root != b->root)
+		return a->root < b->root ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* Move the -R names whose parent is `dir` (same root) into fl. */
+static void take_extras(struct flset *set, const struct pdir *d, struct flist *fl)
+{
+	struct flist *x = &set->extras;
+	size_t dlen = strlen(d->name), lo = 0, hi = x->n;
+
+	while (lo < hi) { /* first entry >= (root, "dir/") */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fentry *f = &x->e[mid];
+		int c = f->root != d->root ? (f->root < d->root ? -1 : 1) : strncmp(f->name, d->name, dlen);
+
+		if (c == 0)
+			c = f->name[dlen] == '\0' ? -1 : (unsigned char)f->name[dlen] < '/' ? -1 : 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < x->n; i++) {
+		struct fentry *f = &x->e[i];
+		struct fentry *n;
+
+		if (f->root != d->root || strncmp(f->name, d->name, dlen) != 0 || f->name[dlen] != '/')
+			break;
+		if (strchr(f->name + dlen + 1, '/') != NULL || f->st.mode == 0)
+			continue;
+		n = add_entry(fl, f->name, f->root, &f->st, f->link);
+		n->dir_role = f->dir_role;
+		f->st.mode = 0; /* taken */
+	}
+}
+
+size_t flset_send_first(struct flset *set)
+{
+	struct sess *s = set->s;
+	struct flist *fl = list_new(set);
+	struct scan sc = { .s = s, .fl = fl, .roots = &set->roots, .inc = s->inc_recurse };
+	int64_t t0 = now_ms(), t1;
+	size_t w = 0;
+
+	for (size_t i = 0; i < s->nsrc; i++) {
+		add_arg(s, &sc, s->src[i]);
+		scan_all(&sc);
+	}
+	free(sc.stack);
+	if (s->inc_recurse) {
+		/* -R names below the top level wait for their parent's list */
+		for (size_t i = 0; i < fl->n; i++) {
+			if (strchr(fl->e[i].name, '/') == NULL) {
+				fl->e[w++] = fl->e[i];
+				continue;
+			}
+			struct fentry *x = add_entry(&set->extras, fl->e[i].name, fl->e[i].root,
+						     &fl->e[i].st, fl->e[i].link);
+			x->dir_role = fl->e[i].dir_role;
+			free(fl->e[i].name);
+			free(fl->e[i].link);
+		}
+		fl->n = w;
+		if (set->extras.n > 1)
+			qsort(set->extras.e, set->extras.n, sizeof(*set->extras.e), cmp_extra);
+		set->next_ndx = 1;
+	}
+	t1 = now_ms();
+	list_finish_and_send(set, fl, s->io_error);
+	set->last_io_error = s->io_error;
 	if (!s->inc_recurse && !s->opt.numeric_ids) {
 		if (s->opt.owner)
 			send_id_list(s, fl, PR_ID_USER);
@@ -1002,23 +1228,104 @@ size_t flist_send(struct sess *s, struct flist *fl)
 	}
 	if (s->protocol < 30)
 		io_write_int32(&s->io, s->opt.ignore_errors ? 0 : s->io_error);
+	if (s->inc_recurse) {
+		queue_dirs(set, fl);
+		/* A one-entry first list makes the client look for one more
+		 * list at once (single-file transfer or not). */
+		flset_fill(set, 1000);
+	}
 	io_flush(&s->io);
 	s->flist_buildtime_ms = t1 - t0 > 0 ? t1 - t0 : 1;
 	s->flist_xfertime_ms = now_ms() - t1;
-	free(pv);
 	return fl->n;
 }
 
-void flist_free(struct flist *fl)
+/* Send the next directory's list, or NDX_FLIST_EOF when none is left. */
+static void send_next(struct flset *set)
 {
-	for (size_t i = 0; i < fl->n; i++) {
-		free(fl->e[i].name);
-		free(fl->e[i].link);
-		free(fl->e[i].sum);
+	struct sess *s = set->s;
+	struct pdir d;
+	struct flist *fl;
+	int err;
+
+	if (set->npending == 0) {
+		io_write_ndx(&s->io, NDX_FLIST_EOF);
+		set->eof_sent = 1;
+		return;
 	}
-	for (size_t i = 0; i < fl->nroots; i++)
-		free(fl->roots[i]);
-	free(fl->e);
-	free(fl->roots);
-	memset(fl, 0, sizeof(*fl));
+	d = set->pending[--set->npending];
+	fl = list_new(set);
+	if (d.dir_role == DIR_CONTENT_TOP || d.dir_role == DIR_CONTENT) {
+		struct scan sc = { .s = s, .fl = fl, .roots = &set->roots, .inc = 1 };
+
+		push_dir(&sc, d.name, d.root, d.dev);
+		scan_all(&sc);
+		free(sc.stack);
+	}
+	take_extras(set, &d, fl);
+	io_write_ndx(&s->io, NDX_FLIST_OFFSET - d.dir_ndx);
+	/* a sub-list reports io_error only when it changed since the last */
+	err = s->io_error != set->last_io_error ? s->io_error : 0;
+	set->last_io_error = s->io_error;
+	list_finish_and_send(set, fl, err);
+	queue_dirs(set, fl);
+	free(d.name);
+}
+
+void flset_fill(struct flset *set, size_t want)
+{
+	/* Bounded: each round sends one of finitely many directories or EOF. */
+	while (set->s->inc_recurse && !set->eof_sent && set->held_entries < want)
+		send_next(set);
+}
+
+void flset_idle(void *arg)
+{
+	struct flset *set = arg;
+	struct sess *s = set->s;
+
+	while (s->inc_recurse && !set->eof_sent && !conn_readable(s->c)) {
+		if (set->held_entries >= LIST_IDLE_MAX && set->nheld > 1)
+			break;
+		send_next(set);
+		io_flush(&s->io);
+	}
+}
+
+struct fentry *flset_find(struct flset *set, int32_t ndx, struct flist **flp, int *placeholder)
+{
+	size_t lo = 0, hi = set->nheld;
+
+	/* the last list whose placeholder (ndx_start - 1) is <= ndx */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (set->held[mid]->ndx_start - 1 <= ndx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	struct flist *fl = set->held[lo - 1];
+	*flp = fl;
+	*placeholder = 0;
+	if (ndx == fl->ndx_start - 1) {
+		*placeholder = 1;
+		return NULL;
+	}
+	if ((int64_t)ndx - fl->ndx_start >= (int64_t)fl->n)
+		return NULL;
+	return &fl->e[ndx - fl->ndx_start];
+}
+
+void flset_retire(struct flset *set)
+{
+	if (set->nheld == 0)
+		return;
+	set->held_entries -= set->held[0]->n;
+	list_free(set->held[0]);
+	free(set->held[0]);
+	memmove(set->held, set->held + 1, (set->nheld - 1) * sizeof(*set->held));
+	set->nheld--;
 }

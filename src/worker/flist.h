@@ -42,28 +42,84 @@ struct fentry {
 	uint32_t root;         /* index of the transfer root (module path prefix) */
 	uint8_t dir_role;      /* directories only */
 	uint8_t sent;          /* data sent once: a later request is a redo */
-	uint8_t hl_first;      /* first member of a hard-link group */
-	int32_t hl_ref;        /* index of the group's first member, or -1 */
+	uint32_t seq;          /* build order: the tie-break that makes sorting stable */
 	struct pr_stat st;
 	char *link;            /* symlink target (with -l) */
 	unsigned char *sum;    /* -c sum */
 };
 
+/* Transfer roots (module path prefixes), shared by all lists of a session. */
+struct flroots {
+	char **v;
+	size_t n, cap;
+};
+
+/* One file list: the first, or one directory's sub-list. */
 struct flist {
 	struct fentry *e;
 	size_t n, cap;
-	char **roots;
-	size_t nroots, roots_cap;
+	int32_t ndx_start;     /* file index of e[0] */
+	const struct flroots *roots;
+};
+
+/* A directory whose sub-list is still to be sent (incremental recursion). */
+struct pdir {
+	char *name;
+	uint32_t root;
+	uint8_t dir_role;
+	uint64_t dev;
+	int32_t dir_ndx;
+};
+
+struct flenc; /* encoder state shared by all lists (prev values, hard links, names) */
+
+/*
+ * All file lists of a session.  Without incremental recursion there is one
+ * list, kept to the end.  With it, lists are sent as the transfer goes on,
+ * in depth-first pre-order, and each NDX_DONE from the client retires the
+ * oldest: memory follows the width of the tree, not its size.
+ */
+struct flset {
+	struct sess *s;
+	struct flroots roots;
+	struct flenc *enc;
+	struct flist **held;   /* sent lists the client still holds, oldest first */
+	size_t nheld, held_cap;
+	size_t held_entries;
+	struct pdir *pending;  /* stack: the next directory to send is on top */
+	size_t npending, pending_cap;
+	struct flist extras;   /* -R names below the top level, until their parent's list */
+	size_t extras_sorted;
+	int32_t next_ndx;      /* ndx_start of the next list */
+	int32_t ndirs;         /* directories announced (the client's dir_ndx counter) */
+	int eof_sent;
+	int last_io_error;
 };
 
 /* The module path of an entry (for OPEN), into buf. -1 if too long. */
 int flist_module_path(const struct flist *fl, const struct fentry *f, char *buf, size_t cap);
 
-/* Build, sort and send the file list for the session's arguments.
- * Returns the number of entries sent. */
-size_t flist_send(struct sess *s, struct flist *fl);
+struct flset *flset_new(struct sess *s);
+void flset_free(struct flset *set);
 
-void flist_free(struct flist *fl);
+/* Build, sort and send the first file list (with incremental recursion,
+ * also the first sub-lists).  Returns the number of entries it holds. */
+size_t flset_send_first(struct flset *set);
+
+/* Incremental recursion: send sub-lists until `want` entries are held or
+ * every list is out (then NDX_FLIST_EOF). */
+void flset_fill(struct flset *set, size_t want);
+
+/* Incremental recursion, while waiting for the client: send more lists as
+ * long as it has nothing for us (bounded). */
+void flset_idle(void *set);
+
+/* The entry for a file index, or NULL.  *fl gets its list; an index just
+ * below a list's start names the list's directory (*placeholder = 1). */
+struct fentry *flset_find(struct flset *set, int32_t ndx, struct flist **fl, int *placeholder);
+
+/* NDX_DONE with incremental recursion: drop the oldest list. */
+void flset_retire(struct flset *set);
 
 /* Exposed for the unit tests: stock's comparison for a protocol. */
 int flist_cmp(const struct fentry *a, const struct fentry *b, int protocol);

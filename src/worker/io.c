@@ -249,6 +249,13 @@ void io_read(struct io *io, void *p, size_t n)
 			unsigned char h[4];
 			uint32_t v;
 
+			if (io->idle && conn_buffered(io->c) == 0) {
+				void (*idle)(void *) = io->idle;
+
+				io->idle = NULL; /* it writes; never re-entered */
+				idle(io->idle_ctx);
+				io->idle = idle;
+			}
 			/* Never wait for input with output still buffered. */
 			io_flush(io);
 			raw_read(io, h, 4);

@@ -44,6 +44,10 @@ struct io {
 	int client_io_error;         /* OR of MSG_IO_ERROR values from the client */
 	int error_exit_seen;         /* the client sent MSG_ERROR_EXIT */
 	int timeout_s;               /* --timeout / module timeout; 0 none */
+	/* called before waiting for a client frame (incremental recursion
+	 * sends file lists then: the client may be waiting for them) */
+	void (*idle)(void *ctx);
+	void *idle_ctx;
 	/* statistics (spec part 1, 8.5): counted from the start of multiplexing */
 	uint64_t stat_read_base, stat_written_base;
 };

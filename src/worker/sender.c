@@ -144,10 +144,9 @@ static void open_failed(struct sess *s, int32_t ndx, const char *mpath, int err,
 		io_send_int_msg(&s->io, MSG_NO_SEND, ndx);
 }
 
-static void send_file(struct sess *s, struct flist *fl, const struct request *r, int phase,
-		      int *io_error, int64_t *literal_total, int64_t *matched_total)
+static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const struct request *r,
+		      int phase, int *io_error, int64_t *literal_total, int64_t *matched_total)
 {
-	struct fentry *f = &fl->e[r->ndx];
 	struct sumset ss;
 	struct sum_head head;
 	struct fmap map;
@@ -163,7 +162,7 @@ static void send_file(struct sess *s, struct flist *fl, const struct request *r,
 	struct match_opts mo = { .inplace = 0 };
 	struct token_sink sink = { &s->io, tok_literal, tok_block, tok_end };
 
-	if (!S_ISREG(f->st.mode))
+	if (f == NULL || !S_ISREG(f->st.mode))
 		io_fatal(&s->io, RERR_PROTOCOL, "transfer request for a non-regular file (index %d) [sender]", r->ndx);
 	if (phase >= 2)
 		io_fatal(&s->io, RERR_PROTOCOL, "got transfer request in phase 2 [sender]");
@@ -334,9 +333,23 @@ static int exit_code(int io_error)
 	return RERR_OK;
 }
 
+/* An index outside every list the client holds. */
+__attribute__((noreturn)) static void bad_index(struct sess *s, struct flset *set, int32_t ndx)
+{
+	int32_t lo = 0, hi = -1;
+
+	if (set->nheld > 0) {
+		const struct flist *last = set->held[set->nheld - 1];
+		lo = set->held[0]->ndx_start - (s->inc_recurse ? 1 : 0);
+		hi = last->ndx_start + (int32_t)last->n - 1;
+	}
+	io_fatal(&s->io, RERR_PROTOCOL, "File-list index %d not in %d - %d (read_ndx_and_attrs) [sender]",
+		 ndx, lo, hi);
+}
+
 void sender_run(struct sess *s)
 {
-	struct flist fl = { 0 };
+	struct flset *set = flset_new(s);
 	struct request *r = malloc(sizeof(*r));
 	int phase = 0, max_phase = s->protocol >= 29 ? 2 : 1;
 	int loop_io_error = 0;
@@ -345,31 +358,53 @@ void sender_run(struct sess *s)
 
 	if (r == NULL)
 		mon_exit(RERR_MALLOC);
-	n = flist_send(s, &fl);
-	if (n == 0) {
+	n = flset_send_first(set);
+	if (n == 0 && set->npending == 0) {
 		/* Stock ends right after an empty list: no phases, no stats. */
 		io_flush(&s->io);
 		mon_log(PR_LOG_INFO, "empty file list");
 		mon_exit(exit_code(s->io_error) ? exit_code(s->io_error) : RERR_PARTIAL);
 	}
+	if (s->inc_recurse) {
+		s->io.idle = flset_idle;
+		s->io.idle_ctx = set;
+	}
 	for (;;) {
-		int32_t ndx = next_ndx(s);
+		struct flist *fl = NULL;
+		struct fentry *f;
+		int32_t ndx;
+		int placeholder = 0;
 
+		/* Keep lists flowing ahead of the client (stock: ~1000 entries). */
+		flset_fill(set, 1000);
+		ndx = next_ndx(s);
 		if (ndx == NDX_DONE) {
+			if (s->inc_recurse && set->nheld > 0) {
+				/* Each D retires the oldest list; the one that
+				 * retires the last list ends phase 0. */
+				flset_retire(set);
+				if (set->nheld > 0) {
+					io_write_ndx(&s->io, NDX_DONE);
+					continue;
+				}
+				if (!set->eof_sent)
+					io_fatal(&s->io, RERR_PROTOCOL, "all file lists retired before the last was sent [sender]");
+				s->io.idle = NULL;
+			}
 			if (++phase > max_phase)
 				break;
 			io_write_ndx(&s->io, NDX_DONE);
 			continue;
 		}
-		if (ndx < 0 || (size_t)ndx >= n) {
+		f = ndx >= 0 ? flset_find(set, ndx, &fl, &placeholder) : NULL;
+		if (f == NULL && !placeholder) {
 			/* The protocol-29 keepalive names one past the end. */
 			if (s->protocol == 29 && (size_t)ndx == n) {
 				read_request(s, r, ndx);
 				if (r->iflags == ITEM_IS_NEW)
 					continue;
 			}
-			io_fatal(&s->io, RERR_PROTOCOL, "File-list index %d not in %d - %zu (read_ndx_and_attrs) [sender]",
-				 ndx, 0, n - 1);
+			bad_index(s, set, ndx);
 		}
 		read_request(s, r, ndx);
 		/* A dry run's transfer requests carry no sums: only the echo. */
@@ -378,7 +413,7 @@ void sender_run(struct sess *s)
 				echo_request(s, r);
 			continue;
 		}
-		send_file(s, &fl, r, phase, &loop_io_error, &literal, &matched);
+		send_file(s, fl, f, r, phase, &loop_io_error, &literal, &matched);
 	}
 	if (loop_io_error && s->protocol >= 30)
 		io_send_int_msg(&s->io, MSG_IO_ERROR, loop_io_error);
@@ -390,7 +425,7 @@ void sender_run(struct sess *s)
 	io_flush(&s->io);
 	mon_log(PR_LOG_DEBUG, "literal data %lld bytes, matched data %lld bytes",
 		(long long)literal, (long long)matched);
-	flist_free(&fl);
+	flset_free(set);
 	free(r);
 	mon_exit(exit_code(s->io_error | s->io.client_io_error));
 }

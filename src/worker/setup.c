@@ -124,7 +124,7 @@ static int compat_from_caps(const char *caps)
 		case 'I': f |= CF_INPLACE_PARTIAL_DIR; break;
 		case 'v': f |= CF_VARINT_FLIST_FLAGS; break;
 		case 'u': f |= CF_ID0_NAMES; break;
-		default: break; /* 'i' is not honoured yet; L, s: nothing for a sender */
+		default: break; /* 'i' is decided after the options; L, s: nothing for a sender */
 		}
 	}
 	return f;
@@ -319,6 +319,11 @@ void setup_session(struct sess *s)
 		for (size_t i = 0; i < s->opt.npaths; i++)
 			sess_add_path(s, s->opt.paths[i], NULL);
 	}
+	/* Incremental recursion needs the client's 'i' and -r (and no --qsort). */
+	if (s->protocol >= 30 && s->opt.cap_inc_recurse && s->opt.recursive && !s->opt.qsort)
+		flags |= CF_INC_RECURSE;
+	s->compat_flags = flags;
+	s->inc_recurse = (flags & CF_INC_RECURSE) != 0;
 	s->numeric_ids = s->opt.numeric_ids || s->hs.numeric_ids;
 	s->varint_flags = s->protocol >= 30 && (flags & CF_VARINT_FLIST_FLAGS);
 	write_compat(s, flags);
