@@ -619,7 +619,11 @@ static int cmp_entries(const void *x, const void *y)
 	return c;
 }
 
-static void sort_and_dedupe(struct sess *s, struct flist *fl)
+static void add_also(struct flset *set, const struct fentry *f);
+
+/* set: with incremental recursion, where a dropped duplicate directory's
+ * contents go (stock lists same-named directories together). */
+static void sort_and_dedupe(struct sess *s, struct flist *fl, struct flset *set)
 {
 	size_t w = 0;
 
@@ -635,6 +639,9 @@ static void sort_and_dedupe(struct sess *s, struct flist *fl)
 		    is_dir(&fl->e[w - 1]) == is_dir(&fl->e[i])) {
 			if (fl->e[i].dir_role == DIR_CONTENT_TOP)
 				fl->e[w - 1].dir_role = DIR_CONTENT_TOP;
+			if (set && is_dir(&fl->e[i]) && fl->e[i].root != fl->e[w - 1].root &&
+			    strcmp(fl->e[i].name, ".") != 0)
+				add_also(set, &fl->e[i]);
 			free(fl->e[i].name);
 			free(fl->e[i].link);
 			continue;
@@ -1068,6 +1075,9 @@ void flset_free(struct flset *set)
 	for (size_t i = 0; i < set->npending; i++)
 		free(set->pending[i].name);
 	list_free(&set->extras);
+	for (size_t i = 0; i < set->nalso; i++)
+		free(set->also[i].name);
+	free(set->also);
 	for (size_t i = 0; i < set->roots.n; i++)
 		free(set->roots.v[i]);
 	free(set->roots.v);
@@ -1095,7 +1105,7 @@ static void list_finish_and_send(struct flset *set, struct flist *fl, int err)
 {
 	struct sess *s = set->s;
 
-	sort_and_dedupe(s, fl);
+	sort_and_dedupe(s, fl, s->inc_recurse ? set : NULL);
 	if (s->opt.always_checksum)
 		file_sums(s, fl);
 	fl->ndx_start = set->next_ndx;
@@ -1143,6 +1153,17 @@ static void queue_dirs(struct flset *set, const struct flist *fl)
 		set->pending[i] = set->pending[j - 1];
 		set->pending[j - 1] = t;
 	}
+}
+
+static void add_also(struct flset *set, const struct fentry *f)
+{
+	if (f->dir_role != DIR_CONTENT_TOP && f->dir_role != DIR_CONTENT)
+		return;
+	if (set->nalso == set->also_cap) {
+		set->also_cap = set->also_cap ? set->also_cap * 2 : 8;
+		set->also = xrealloc(set->also, set->also_cap * sizeof(*set->also));
+	}
+	set->also[set->nalso++] = (struct pdir){ xstrdup(f->name), f->root, f->dir_role, f->st.dev, -1 };
 }
 
 static int cmp_extra(const void *x, const void *y)
@@ -1259,6 +1280,16 @@ static void send_next(struct flset *set)
 		struct scan sc = { .s = s, .fl = fl, .roots = &set->roots, .inc = 1 };
 
 		push_dir(&sc, d.name, d.root, d.dev);
+		/* the same directory name under other roots, if any */
+		for (size_t i = 0; i < set->nalso;) {
+			if (strcmp(set->also[i].name, d.name) != 0) {
+				i++;
+				continue;
+			}
+			push_dir(&sc, set->also[i].name, set->also[i].root, set->also[i].dev);
+			free(set->also[i].name);
+			set->also[i] = set->also[--set->nalso];
+		}
 		scan_all(&sc);
 		free(sc.stack);
 	}

@@ -89,6 +89,8 @@ struct flset {
 	struct pdir *pending;  /* stack: the next directory to send is on top */
 	size_t npending, pending_cap;
 	struct flist extras;   /* -R names below the top level, until their parent's list */
+	struct pdir *also;     /* same-named directories of other roots: listed together */
+	size_t nalso, also_cap;
 	size_t extras_sorted;
 	int32_t next_ndx;      /* ndx_start of the next list */
 	int32_t ndirs;         /* directories announced (the client's dir_ndx counter) */
