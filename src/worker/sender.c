@@ -156,14 +156,15 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 	unsigned char digest[CSUM_MAX_LEN];
 	char mpath[PR_RELPATH_MAX];
 	uint32_t handle;
-	int fd, err, redo = f->sent;
-	int append = s->opt.append && !redo;
+	int fd, err, redo, append;
 	int64_t start = 0;
 	struct match_opts mo = { .inplace = 0 };
 	struct token_sink sink = { &s->io, tok_literal, tok_block, tok_end };
 
 	if (f == NULL || !S_ISREG(f->st.mode))
 		io_fatal(&s->io, RERR_PROTOCOL, "transfer request for a non-regular file (index %d) [sender]", r->ndx);
+	redo = f->sent;
+	append = s->opt.append && !redo;
 	if (phase >= 2)
 		io_fatal(&s->io, RERR_PROTOCOL, "got transfer request in phase 2 [sender]");
 	memset(&ss, 0, sizeof(ss));

@@ -32,6 +32,28 @@ attack "blength over 2^17"        1 131073 2 0
 attack "blength negative"         1 -700 2 0
 attack "remainder > blength"      1 700 2 701
 attack "remainder without blocks" 0 700 2 5
+
+# Incremental recursion: a tree big enough that lists are still pending
+# when the attack arrives (about 3,000 entries in 30 directories).
+mkdir -p "$TMP/wide"
+for d in $(seq 1 30); do
+	mkdir -p "$TMP/wide/d$d"
+	for f in $(seq 1 100); do : > "$TMP/wide/d$d/f$f"; done
+done
+printf '[wide]\n\tpath = %s\n\tuid = root\n\tgid = root\n' "$TMP/wide" >> "$TMP/conf"
+inc_attack() { # inc_attack MODE EXPECTED-TEXT
+	local out
+	out=$(timeout 30 python3 "$TOP/tests/tools/evilinc.py" "$port" wide "$1" 2>&1)
+	if grep -q -- "$2" <<<"$out" && grep -q CLOSED <<<"$out"; then
+		pass "inc-recursion $1: session ended ($2)"
+	else
+		fail "inc-recursion $1: $out"
+	fi
+}
+inc_attack past-end "File-list index 50000000 not in"
+inc_attack placeholder "transfer request for a non-regular file"
+inc_attack negative "File-list index -150"
+inc_attack done-flood "CLOSED"   # all lists retired early: the run just ends
 if [ -s "$TMP/log.stderr" ] && grep -qE 'AddressSanitizer|runtime error' "$TMP/log.stderr"; then
 	fail "sanitizer report"; head -20 "$TMP/log.stderr"
 else
