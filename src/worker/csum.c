@@ -1,9 +1,11 @@
 /*
  * rsync's checksums (spec part 2 section 8, part 1 section 5.4).
  *
- * MD4/MD5/SHA1 go through OpenSSL 3's EVP interface; MD4 lives in the
- * legacy provider, which the worker loads before entering its sandbox (and
- * tests load themselves).  The xxhash family comes from libxxhash.
+ * MD5/SHA1 go through OpenSSL 3's EVP interface (the built-in default
+ * provider, initialised on first use without reading any file, so a
+ * session that negotiates xxh128 never touches libcrypto); MD4 is our own
+ * (md4.c), since OpenSSL keeps it in a legacy module on disk.  The xxhash
+ * family comes from libxxhash.
  *
  * The block sum is the hot path: each EVP_MD is fetched once and one
  * EVP_MD_CTX is reused for every block.  The worker is single-threaded, so
@@ -11,11 +13,15 @@
  */
 #include "csum.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <xxhash.h>
+
+#include "md4.h"
 
 /* ---- names and lengths ------------------------------------------------ */
 
@@ -105,7 +111,7 @@ uint32_t csum_rolling(const unsigned char *p, size_t n)
 
 /* ---- EVP digests ------------------------------------------------------ */
 
-static EVP_MD *evp_md4, *evp_md5, *evp_sha1;
+static EVP_MD *evp_md5, *evp_sha1;
 static EVP_MD_CTX *block_ctx;
 
 /* The EVP_MD for a type, fetched on first use; NULL if not an EVP type or
@@ -117,13 +123,14 @@ static const EVP_MD *evp_for(enum csum_type t)
 	const char *name;
 
 	switch (t) {
-	case CSUM_MD4_OLD:
-	case CSUM_MD4: slot = &evp_md4; name = "MD4"; break;
 	case CSUM_MD5: slot = &evp_md5; name = "MD5"; break;
 	case CSUM_SHA1: slot = &evp_sha1; name = "SHA1"; break;
 	default: return NULL;
 	}
-	if (*slot == NULL)
+	/* no openssl.cnf, no error strings: nothing to read from
+	 * disk (the worker has none) and less memory per session */
+	if (*slot == NULL && OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
+						 OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL))
 		*slot = EVP_MD_fetch(NULL, name, NULL);
 	return *slot;
 }
@@ -158,6 +165,20 @@ static enum seed_pos block_seed_pos(const struct csum_params *p)
 	case CSUM_SHA1: return SEED_FIRST;
 	default: return SEED_NONE;
 	}
+}
+
+static void md4_block(const struct csum_params *p, const unsigned char *data, size_t n,
+		      unsigned char *out)
+{
+	struct md4_ctx c;
+	unsigned char seed[4];
+
+	le32(seed, p->seed);
+	md4_init(&c);
+	md4_update(&c, data, n);
+	if (block_seed_pos(p) == SEED_LAST)
+		md4_update(&c, seed, 4);
+	md4_final(&c, out);
 }
 
 static int evp_block(const struct csum_params *p, const unsigned char *data, size_t n,
@@ -205,6 +226,8 @@ void csum_block(const struct csum_params *p, const unsigned char *data, size_t n
 	switch (p->type) {
 	case CSUM_MD4_OLD:
 	case CSUM_MD4:
+		md4_block(p, data, n, out);
+		break;
 	case CSUM_MD5:
 	case CSUM_SHA1:
 		if (evp_block(p, data, n, out) != 0)
@@ -226,6 +249,25 @@ void csum_block(const struct csum_params *p, const unsigned char *data, size_t n
 
 /* ---- whole-file sums -------------------------------------------------- */
 
+static int file_init_md4(struct csum_file *c, const struct csum_params *p, int transfer)
+{
+	struct md4_ctx *m = malloc(sizeof(*m));
+
+	if (m == NULL)
+		return -1;
+	md4_init(m);
+	/* Old md4 prefixes the seed to the transfer sum even when it is 0;
+	 * every other file sum, and every -c sum, is unseeded. */
+	if (transfer && p->type == CSUM_MD4_OLD) {
+		unsigned char seed[4];
+
+		le32(seed, p->seed);
+		md4_update(m, seed, 4);
+	}
+	c->md4 = m;
+	return 0;
+}
+
 static int file_init_evp(struct csum_file *c, const struct csum_params *p, int transfer)
 {
 	const EVP_MD *md = evp_for(p->type);
@@ -237,17 +279,7 @@ static int file_init_evp(struct csum_file *c, const struct csum_params *p, int t
 		EVP_MD_CTX_free(ctx);
 		return -1;
 	}
-	/* Old md4 prefixes the seed to the transfer sum even when it is 0;
-	 * every other file sum, and every -c sum, is unseeded. */
-	if (transfer && p->type == CSUM_MD4_OLD) {
-		unsigned char seed[4];
-
-		le32(seed, p->seed);
-		if (!EVP_DigestUpdate(ctx, seed, 4)) {
-			EVP_MD_CTX_free(ctx);
-			return -1;
-		}
-	}
+	(void)transfer;
 	c->evp = ctx;
 	return 0;
 }
@@ -288,6 +320,7 @@ int csum_file_init(struct csum_file *c, const struct csum_params *p, int transfe
 	switch (p->type) {
 	case CSUM_MD4_OLD:
 	case CSUM_MD4:
+		return file_init_md4(c, p, transfer);
 	case CSUM_MD5:
 	case CSUM_SHA1:
 		return file_init_evp(c, p, transfer);
@@ -305,6 +338,10 @@ void csum_file_update(struct csum_file *c, const unsigned char *data, size_t n)
 {
 	if (n == 0)
 		return;
+	if (c->md4 != NULL) {
+		md4_update(c->md4, data, n);
+		return;
+	}
 	if (c->evp != NULL) {
 		/* A failure here leaves a wrong digest, which the receiver
 		 * detects and answers with a redo. */
@@ -324,7 +361,9 @@ void csum_file_update(struct csum_file *c, const unsigned char *data, size_t n)
 void csum_file_final(struct csum_file *c, unsigned char out[CSUM_MAX_LEN])
 {
 	memset(out, 0, CSUM_MAX_LEN);
-	if (c->evp != NULL) {
+	if (c->md4 != NULL) {
+		md4_final(c->md4, out);
+	} else if (c->evp != NULL) {
 		unsigned int len = 0;
 
 		if (!EVP_DigestFinal_ex(c->evp, out, &len) || (int)len != csum_len(c->type))
@@ -345,6 +384,8 @@ void csum_file_abort(struct csum_file *c)
 {
 	if (c->evp != NULL)
 		EVP_MD_CTX_free(c->evp);
+	free(c->md4);
+	c->md4 = NULL;
 	if (c->xxh != NULL) {
 		if (c->type == CSUM_XXH64)
 			XXH64_freeState(c->xxh);

@@ -1042,7 +1042,7 @@ static void send_id_list(struct sess *s, const struct flist *fl, int kind)
 
 /* ---- the lists of a session ---------------------------------------------- */
 
-#define LIST_IDLE_MAX 20000   /* entries held before idle sending pauses */
+#define LIST_IDLE_MAX 2000    /* entries held before idle sending pauses */
 
 static void list_free(struct flist *fl)
 {

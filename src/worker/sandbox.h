@@ -6,7 +6,7 @@
 #include "msg.h"
 
 /* Load every library facility the worker will use, while files can still
- * be opened (OpenSSL providers, the MD4 legacy digest). */
+ * be opened (nothing at present: see sandbox.c). */
 int sandbox_preload(char *err, size_t errlen);
 
 /*
