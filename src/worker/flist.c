@@ -71,6 +71,51 @@ static uint32_t add_root(struct flroots *r, const char *root)
 	return (uint32_t)r->n++;
 }
 
+/* Chunks start small (most sub-lists are small) and double up to 64 KiB. */
+#define ARENA_FIRST 1024
+#define ARENA_MAX 65536
+
+static void *arena_alloc(struct flist *fl, size_t n)
+{
+	struct arena_chunk *c = fl->arena;
+
+	if (c == NULL || c->cap - c->used < n) {
+		size_t cap = c == NULL ? ARENA_FIRST : c->cap < ARENA_MAX ? c->cap * 2 : ARENA_MAX;
+
+		if (cap < n)
+			cap = n;
+
+		c = malloc(sizeof(*c) + cap);
+		if (c == NULL) {
+			mon_log(PR_LOG_ERR, "out of memory building the file list");
+			mon_exit(RERR_MALLOC);
+		}
+		c->used = 0;
+		c->cap = cap;
+		c->next = fl->arena;
+		fl->arena = c;
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+static char *arena_strdup(struct flist *fl, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(arena_alloc(fl, n), s, n);
+}
+
+static void arena_free(struct flist *fl)
+{
+	while (fl->arena) {
+		struct arena_chunk *next = fl->arena->next;
+
+		free(fl->arena);
+		fl->arena = next;
+	}
+}
+
 static struct fentry *add_entry(struct flist *fl, const char *name, uint32_t root,
 				const struct pr_stat *st, const char *link)
 {
@@ -86,10 +131,10 @@ static struct fentry *add_entry(struct flist *fl, const char *name, uint32_t roo
 	}
 	f = &fl->e[fl->n++];
 	memset(f, 0, sizeof(*f));
-	f->name = xstrdup(name);
+	f->name = arena_strdup(fl, name);
 	f->root = root;
 	f->st = *st;
-	f->link = link ? xstrdup(link) : NULL;
+	f->link = link ? arena_strdup(fl, link) : NULL;
 	return f;
 }
 
@@ -607,16 +652,63 @@ int flist_cmp(const struct fentry *a, const struct fentry *b, int protocol)
 	}
 }
 
-static int sort_protocol;
-static int cmp_entries(const void *x, const void *y)
+/*
+ * Stable sort of a list without copying it: a merge sort of 32-bit
+ * indexes, then the entries are permuted in place along the permutation's
+ * cycles.  (qsort would need a full temporary copy of the entries, which
+ * doubles a large list's memory at its peak.)
+ */
+static void sort_entries(struct flist *fl, int protocol)
 {
-	const struct fentry *a = x, *b = y;
-	int c = flist_cmp(a, b, sort_protocol);
+	size_t n = fl->n;
+	uint32_t *a, *t;
 
-	/* qsort is not stable: fall back to build order for equal names */
-	if (c == 0)
-		c = a->seq < b->seq ? -1 : a->seq > b->seq;
-	return c;
+	if (n < 2)
+		return;
+	a = malloc(n * sizeof(*a));
+	t = malloc(n * sizeof(*t));
+	if (a == NULL || t == NULL)
+		mon_exit(RERR_MALLOC);
+	for (size_t i = 0; i < n; i++)
+		a[i] = (uint32_t)i;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				t[k++] = flist_cmp(&fl->e[a[j]], &fl->e[a[i]], protocol) < 0 ? a[j++] : a[i++];
+			while (i < mid)
+				t[k++] = a[i++];
+			while (j < hi)
+				t[k++] = a[j++];
+		}
+		uint32_t *swap = a;
+		a = t;
+		t = swap;
+	}
+	/* position j receives the entry that was at a[j] */
+	for (size_t i = 0; i < n; i++) {
+		struct fentry saved;
+		size_t j = i;
+
+		if (a[i] == i)
+			continue;
+		saved = fl->e[i];
+		for (;;) {
+			size_t k = a[j];
+
+			a[j] = (uint32_t)j;
+			if (k == i) {
+				fl->e[j] = saved;
+				break;
+			}
+			fl->e[j] = fl->e[k];
+			j = k;
+		}
+	}
+	free(a);
+	free(t);
 }
 
 static void add_also(struct flset *set, const struct fentry *f);
@@ -627,11 +719,7 @@ static void sort_and_dedupe(struct sess *s, struct flist *fl, struct flset *set)
 {
 	size_t w = 0;
 
-	for (size_t i = 0; i < fl->n; i++)
-		fl->e[i].seq = (uint32_t)i;
-	sort_protocol = s->protocol;
-	if (fl->n > 1)
-		qsort(fl->e, fl->n, sizeof(*fl->e), cmp_entries);
+	sort_entries(fl, s->protocol);
 	/* Duplicates (overlapping arguments) sort next to each other; keep the
 	 * first, as the receiver would. */
 	for (size_t i = 0; i < fl->n; i++) {
@@ -642,8 +730,6 @@ static void sort_and_dedupe(struct sess *s, struct flist *fl, struct flset *set)
 			if (set && is_dir(&fl->e[i]) && fl->e[i].root != fl->e[w - 1].root &&
 			    strcmp(fl->e[i].name, ".") != 0)
 				add_also(set, &fl->e[i]);
-			free(fl->e[i].name);
-			free(fl->e[i].link);
 			continue;
 		}
 		fl->e[w++] = fl->e[i];
@@ -666,9 +752,7 @@ static void file_sums(struct sess *s, struct flist *fl)
 
 		if (!S_ISREG(f->st.mode))
 			continue;
-		f->sum = calloc(1, CSUM_MAX_LEN);
-		if (f->sum == NULL)
-			mon_exit(RERR_MALLOC);
+		f->sum = memset(arena_alloc(fl, CSUM_MAX_LEN), 0, CSUM_MAX_LEN);
 		if (flist_module_path(fl, f, mpath, sizeof(mpath)) < 0 ||
 		    fsc_open(mpath, &fd, &handle, &st) != 0)
 			continue; /* unreadable: an all-zero sum, as stock sends */
@@ -1046,11 +1130,7 @@ static void send_id_list(struct sess *s, const struct flist *fl, int kind)
 
 static void list_free(struct flist *fl)
 {
-	for (size_t i = 0; i < fl->n; i++) {
-		free(fl->e[i].name);
-		free(fl->e[i].link);
-		free(fl->e[i].sum);
-	}
+	arena_free(fl);
 	free(fl->e);
 	memset(fl, 0, sizeof(*fl));
 }
@@ -1230,8 +1310,6 @@ size_t flset_send_first(struct flset *set)
 			struct fentry *x = add_entry(&set->extras, fl->e[i].name, fl->e[i].root,
 						     &fl->e[i].st, fl->e[i].link);
 			x->dir_role = fl->e[i].dir_role;
-			free(fl->e[i].name);
-			free(fl->e[i].link);
 		}
 		fl->n = w;
 		if (set->extras.n > 1)

@@ -38,14 +38,13 @@
 enum dir_role { DIR_CONTENT_TOP = 1, DIR_CONTENT = 2, DIR_NO_CONTENT = 3, DIR_IMPLIED = 4 };
 
 struct fentry {
-	char *name;            /* as the client sees it; "." for a dot-dir */
+	char *name;            /* as the client sees it; "." for a dot-dir (in the list's arena) */
 	uint32_t root;         /* index of the transfer root (module path prefix) */
 	uint8_t dir_role;      /* directories only */
 	uint8_t sent;          /* data sent once: a later request is a redo */
-	uint32_t seq;          /* build order: the tie-break that makes sorting stable */
 	struct pr_stat st;
-	char *link;            /* symlink target (with -l) */
-	unsigned char *sum;    /* -c sum */
+	char *link;            /* symlink target (with -l), in the arena */
+	unsigned char *sum;    /* -c sum, in the arena */
 };
 
 /* Transfer roots (module path prefixes), shared by all lists of a session. */
@@ -54,10 +53,19 @@ struct flroots {
 	size_t n, cap;
 };
 
+/* Names, link targets and sums of a list's entries live in chunks freed
+ * with the list: no per-string allocation overhead. */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	unsigned char data[];
+};
+
 /* One file list: the first, or one directory's sub-list. */
 struct flist {
 	struct fentry *e;
 	size_t n, cap;
+	struct arena_chunk *arena;
 	int32_t ndx_start;     /* file index of e[0] */
 	const struct flroots *roots;
 };
