@@ -926,10 +926,14 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 	else if ((gn = inline_name(s, &enc->groups, PR_ID_GROUP, f->st.gid)) != NULL)
 		flags |= XMIT_GROUP_NAME_FOLLOWS;
 	/* the name buffer is reused by the next lookup: copy */
-	if (un)
-		un = strncpy(uname, un, sizeof(uname) - 1), uname[sizeof(uname) - 1] = '\0', uname;
-	if (gn)
-		gn = strncpy(gname, gn, sizeof(gname) - 1), gname[sizeof(gname) - 1] = '\0', gname;
+	if (un) {
+		snprintf(uname, sizeof(uname), "%s", un);
+		un = uname;
+	}
+	if (gn) {
+		snprintf(gname, sizeof(gname), "%s", gn);
+		gn = gname;
+	}
 	if (f->st.mtime == pv->mtime)
 		flags |= XMIT_SAME_TIME;
 	if (proto >= 31 && f->st.mtime_nsec)

@@ -23,6 +23,7 @@ static int fatal_code;
 void io_init(struct io *io, struct conn *c, int protocol)
 {
 	memset(io, 0, sizeof(*io));
+	in_fatal = 0;
 	io->c = c;
 	io->protocol = protocol;
 	ndx_state_init(&io->ndx_in);

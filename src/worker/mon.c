@@ -11,6 +11,13 @@
 
 struct pr_ipc mon_ipc;
 
+#ifdef PRSYNCD_FUZZ
+void (*mon_exit_hook)(int code);
+#define EXIT(code) do { if (mon_exit_hook) mon_exit_hook(code); _exit(code); } while (0)
+#else
+#define EXIT(code) _exit(code)
+#endif
+
 void mon_init(int fd)
 {
 	pr_ipc_init(&mon_ipc, fd, PR_DIR_TO_WORKER);
@@ -34,7 +41,7 @@ void mon_log(enum pr_log_level level, const char *fmt, ...)
 void mon_send(struct pr_msg *m, int fd)
 {
 	if (pr_ipc_send(&mon_ipc, m, fd) < 0)
-		_exit(12);
+		EXIT(12);
 }
 
 void mon_expect(struct pr_msg *m, enum pr_msg_type type, int *fd_out)
@@ -50,7 +57,7 @@ void mon_expect(struct pr_msg *m, enum pr_msg_type type, int *fd_out)
 			mon_log(PR_LOG_ERR, "invalid answer from the monitor: %s", why);
 		else if (r == PR_IPC_OK)
 			mon_log(PR_LOG_ERR, "unexpected answer %s from the monitor", pr_msg_type_name(m->h.type));
-		_exit(14);
+		EXIT(14);
 	}
 	if (fd_out)
 		*fd_out = fd;
@@ -65,5 +72,5 @@ void mon_exit(int code)
 	pr_msg_init(&m, PR_W_EXIT);
 	m.u.exit.code = (uint32_t)code & 0xff;
 	(void)pr_ipc_send(&mon_ipc, &m, -1);
-	_exit(code);
+	EXIT(code);
 }

@@ -18,6 +18,12 @@ void mon_send(struct pr_msg *m, int fd);
 /* Receive the next message, which must be of `type`; exits on anything else. */
 void mon_expect(struct pr_msg *m, enum pr_msg_type type, int *fd_out);
 
+#ifdef PRSYNCD_FUZZ
+/* Fuzz targets set this to return to libFuzzer (by longjmp) instead of
+ * exiting; it must not return. */
+extern void (*mon_exit_hook)(int code);
+#endif
+
 /* Tell the monitor the session's exit code, then exit with it. */
 __attribute__((noreturn)) void mon_exit(int code);
 
