@@ -97,9 +97,12 @@ static int zsdec_out(struct ctok_dec *d, unsigned char *buf, size_t cap, size_t 
 	/* input may be consumed without output (headers); keep going until
 	 * something comes out or the input is gone */
 	do {
+		size_t before = z->in.pos;
 		size_t r = ZSTD_decompressStream(z->dc, &out, &z->in);
 		if (ZSTD_isError(r))
 			return cdec_fail(d, "zstd decompression failed: %s", ZSTD_getErrorName(r));
+		if (out.pos == 0 && z->in.pos == before && z->in.pos < z->in.size)
+			return cdec_fail(d, "zstd decompression made no progress");
 	} while (out.pos == 0 && z->in.pos < z->in.size);
 	*got = out.pos;
 	return 0;
