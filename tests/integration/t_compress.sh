@@ -74,6 +74,10 @@ if start_both "$TMP/small.conf"; then
 	pull_both "z_l0" "--protocol=32 -az --compress-level=0 -i" mod/
 	pull_both "zlibx_l0" "--protocol=32 -a --zc=zlibx --compress-level=0 -i" mod/
 	pull_both "zstd_l22" "--protocol=32 -a --zc=zstd --compress-level=22 -i" mod/
+	# out-of-range levels are clamped, not refused
+	pull_both "z_l100" "--protocol=32 -az --compress-level=100 -i" mod/
+	pull_both "zlib_lneg" "--protocol=31 -a --zc=zlib --zl=-5 -i" mod/
+	pull_both "zstd_lneg" "--protocol=32 -a --zc=zstd --zl=-200000 -i" mod/
 	# a level without -z asks for (negotiated) compression too
 	pull_both "level_only" "--protocol=32 -a --compress-level=5 -i" mod/
 	# the lists are written in order: checksum (if any), then compression
