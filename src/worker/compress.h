@@ -64,7 +64,7 @@ int ctok_enc_begin(struct ctok_enc *e, int low);
 /* A sink writing this encoder's format (valid until ctok_enc_free). */
 void ctok_enc_sink(struct ctok_enc *e, struct token_sink *sink);
 
-/* Why the last call failed. */
+/* Why the last call failed ("" if the encoder itself did not fail). */
 const char *ctok_enc_error(const struct ctok_enc *e);
 
 /* ---- decoder -------------------------------------------------------------- */

@@ -87,9 +87,9 @@ int compress_sink(struct sess *s, struct token_sink *sink, const char *name)
 
 const char *compress_error(const struct sess *s)
 {
-	if (s->cpres == CPRES_NONE)
-		return "plain token stream";
-	if (s->cenc == NULL)
+	const char *m = s->cenc ? ctok_enc_error(s->cenc) : "";
+
+	if (s->cpres != CPRES_NONE && s->cenc == NULL)
 		return "cannot set up the compressor";
-	return ctok_enc_error(s->cenc);
+	return m[0] ? m : "reading or matching the file failed";
 }

@@ -24,6 +24,7 @@ void compress_read_list(struct sess *s);
  * session is not compressed).  -1 on failure, see compress_error(). */
 int compress_sink(struct sess *s, struct token_sink *sink, const char *name);
 
+/* Why the token stream of a file failed, for the session's last words. */
 const char *compress_error(const struct sess *s);
 
 #endif

@@ -207,5 +207,5 @@ void ctok_enc_sink(struct ctok_enc *e, struct token_sink *sink)
 
 const char *ctok_enc_error(const struct ctok_enc *e)
 {
-	return e->err[0] ? e->err : "unknown error";
+	return e->err;
 }
