@@ -12,7 +12,7 @@ SBINDIR ?= $(PREFIX)/sbin
 LIBEXECDIR ?= $(PREFIX)/libexec/prsyncd
 VERSION := 0.1.0
 
-PKGS := libseccomp libcap zlib libxxhash libcrypto
+PKGS := libseccomp libcap zlib libxxhash libcrypto libzstd liblz4
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 

@@ -82,6 +82,7 @@ static const char *check_absolute(char *val);
 static const char *check_nonempty(char *val);
 static const char *check_facility(char *val);
 static const char *check_max_connections(char *val);
+static const char *check_dont_compress(char *val);
 
 #define G(field) offsetof(struct cfg, field)
 #define M(field) offsetof(struct cfg_module, field)
@@ -168,7 +169,8 @@ static const struct param params[] = {
 	{ "log format", S_MODULE, .kind = K_IGNORED },
 	{ "timeout", S_MODULE, .kind = K_IGNORED },
 	{ "refuse options", S_MODULE, .kind = K_IGNORED },
-	{ "dont compress", S_MODULE, .kind = K_IGNORED },
+	{ "dont compress", S_MODULE, .kind = K_STR, .off = M(dont_compress),
+	  .check = check_dont_compress },
 	{ "temp dir", S_MODULE, .kind = K_IGNORED },
 };
 
@@ -317,6 +319,12 @@ static const char *check_absolute(char *val)
 	return val[0] == '/' ? NULL : "must be an absolute path";
 }
 
+/* It travels to the worker in one bounded string (PR_TEXT_MAX). */
+static const char *check_dont_compress(char *val)
+{
+	return strlen(val) < CFG_DONT_COMPRESS_MAX ? NULL : "is too long (1023 bytes at most)";
+}
+
 static const char *check_nonempty(char *val)
 {
 	return val[0] ? NULL : "must not be empty";
@@ -403,6 +411,7 @@ static void module_free(struct cfg_module *m)
 	free(m->comment);
 	free(m->uid);
 	free(m->gid);
+	free(m->dont_compress);
 	memset(m, 0, sizeof *m);
 }
 
@@ -417,8 +426,10 @@ static int module_copy(struct cfg_module *dst, const struct cfg_module *src)
 {
 	*dst = *src;
 	dst->name = dst->path = dst->comment = dst->uid = dst->gid = NULL;
+	dst->dont_compress = NULL;
 	if (dup_opt(&dst->path, src->path) || dup_opt(&dst->comment, src->comment) ||
-	    dup_opt(&dst->uid, src->uid) || dup_opt(&dst->gid, src->gid)) {
+	    dup_opt(&dst->uid, src->uid) || dup_opt(&dst->gid, src->gid) ||
+	    dup_opt(&dst->dont_compress, src->dont_compress)) {
 		module_free(dst);
 		return -1;
 	}

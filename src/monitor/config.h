@@ -14,6 +14,8 @@
 #define CFG_MAX_LINE 8192        /* a logical line, continuations joined */
 #define CFG_ERR_MAX 512
 
+#define CFG_DONT_COMPRESS_MAX 1024 /* with its NUL; fits struct pr_str_text */
+
 struct cfg_module {
 	char *name;          /* section name, as written (rsyncd keeps case) */
 	char *path;          /* required: absolute path of the module root */
@@ -25,6 +27,7 @@ struct cfg_module {
 	char *gid;           /* likewise; NULL = default */
 	int use_chroot;      /* accepted, recorded; confinement is always on */
 	int numeric_ids;     /* -1 = rsyncd's default: yes for chroot modules */
+	char *dont_compress; /* patterns as written; NULL = unset (the default list) */
 	int line;            /* line of the section header, for messages */
 };
 

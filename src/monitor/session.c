@@ -226,6 +226,9 @@ static int h_select(struct session *s, const struct pr_msg *m)
 	out.u.select.numeric_ids = mod->numeric_ids >= 0 ? (uint32_t)mod->numeric_ids : (uint32_t)(mod->use_chroot != 0);
 	if (pr_str_set_name(&out.u.select.module, mod->name) < 0)
 		return -1;
+	if (mod->dont_compress &&
+	    pr_str_set_text(&out.u.select.dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0)
+		return -1;
 	return send_msg(s, &out, -1);
 }
 

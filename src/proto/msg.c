@@ -80,7 +80,7 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 	const struct pr_m_select *b = &m->u.select;
 
 	(void)have_fd;
-	if (!STR_OK(b->module) || !STR_OK(b->error))
+	if (!STR_OK(b->module) || !STR_OK(b->error) || !STR_OK(b->dont_compress))
 		return PR_MSG_EBADSTR;
 	if (!bool_ok(b->read_only) || !bool_ok(b->numeric_ids))
 		return PR_MSG_EBADFIELD;
@@ -92,7 +92,7 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 	case PR_SELECT_ERROR:
 		if (b->error.len == 0 || strncmp(b->error.s, "@ERROR: ", 8) != 0 ||
 		    strchr(b->error.s, '\n') != NULL || b->module.len != 0 || b->read_only != 0 ||
-		    b->numeric_ids != 0)
+		    b->numeric_ids != 0 || b->dont_compress.len != 0)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	default:

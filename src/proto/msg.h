@@ -153,6 +153,9 @@ struct pr_m_select {
 	uint32_t numeric_ids;     /* 0/1, OK only: the module sends no user/group names */
 	struct pr_str_name module;/* OK only: the canonical module name */
 	struct pr_str_text error; /* ERROR only: the "@ERROR: ..." text, no newline */
+	/* OK only: the module's "dont compress" patterns; "" = unset (the
+	 * default list), " " = set but empty (nothing is exempt) */
+	struct pr_str_text dont_compress;
 };
 
 enum pr_log_level {

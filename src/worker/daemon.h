@@ -13,7 +13,7 @@ struct handshake {
 	char module[PR_NAME_MAX];/* selected module (canonical name) */
 	int read_only;
 	int numeric_ids;         /* the module maps no names (rsyncd: chrooted modules) */
-	char dont_compress[1024];/* the module's "dont compress" patterns, "" = default list */
+	char dont_compress[1024];/* the module's "dont compress" patterns, "" = default list, " " = none */
 };
 
 /*

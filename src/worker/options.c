@@ -648,14 +648,15 @@ static const struct optdef opts[] = {
 	{ "min-size", 0, F_ARG, h_size, OFF(min_size_set), 0, 0 },
 	FN("max-alloc", 0, F_ARG, h_max_alloc),
 
-	/* compression; levels span zstd's range, the compressor checks its own */
+	/* compression; stock takes any int level (and thread count) and
+	 * clamps it to what the compressor allows (cpres_level) */
 	CNT("compress", 'z', compress),
 	STR("compress-choice", compress_choice),
 	STR("zc", compress_choice),
-	INT("compress-level", 0, OFF(compress_level), -131072, 22),
-	INT("zl", 0, OFF(compress_level), -131072, 22),
-	INT("compress-threads", 0, NOFIELD, 0, INT_MAX),
-	INT("zt", 0, NOFIELD, 0, INT_MAX),
+	INT("compress-level", 0, OFF(compress_level), INT_MIN, INT_MAX),
+	INT("zl", 0, OFF(compress_level), INT_MIN, INT_MAX),
+	INT("compress-threads", 0, NOFIELD, INT_MIN, INT_MAX),
+	INT("zt", 0, NOFIELD, INT_MIN, INT_MAX),
 	{ "new-compress", 0, 0, h_compress_alias, NOFIELD, 1, 0 },
 	{ "old-compress", 0, 0, h_compress_alias, NOFIELD, 0, 0 },
 	STR("skip-compress", skip_compress),

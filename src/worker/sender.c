@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compress_sess.h"
 #include "flist.h"
 #include "fsclient.h"
 #include "match.h"
@@ -213,8 +214,9 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 			off += (int64_t)n;
 		}
 	}
-	if (match_file(&map, start, &ss, &s->xfer, &mo, &sink, &cf, &ms) < 0)
-		io_fatal(&s->io, RERR_STREAMIO, "token stream failed [sender]");
+	if (compress_sink(s, &sink, f->name) < 0 ||
+	    match_file(&map, start, &ss, &s->xfer, &mo, &sink, &cf, &ms) < 0)
+		io_fatal(&s->io, RERR_STREAMIO, "token stream failed: %s [sender]", compress_error(s));
 	csum_file_final(&cf, digest);
 	if (map.read_error) {
 		/* A deliberately wrong sum makes the receiver discard and redo. */

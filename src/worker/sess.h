@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "compress.h"
 #include "csum.h"
 #include "daemon.h"
 #include "io.h"
@@ -45,6 +46,11 @@ struct sess {
 	/* the source arguments: the path arguments, or the --files-from names */
 	char **src;
 	size_t nsrc, src_cap;
+	/* compression (compress_sess.c) */
+	enum cpres cpres;            /* negotiated or chosen; CPRES_NONE = plain */
+	int clevel;
+	int cpres_list;              /* name lists are exchanged */
+	struct ctok_enc *cenc;       /* made at the first file */
 };
 
 /* Add a source argument "base/./name" (name NULL: base alone). */

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/random.h>
 
+#include "compress_sess.h"
 #include "mon.h"
 #include "sess.h"
 
@@ -301,10 +302,6 @@ void setup_session(struct sess *s)
 	args_free(a);
 	free(a);
 
-	/* Compression arrives with its own issue; until then refuse it exactly
-	 * as rsyncd does with "refuse options = compress". */
-	if (s->opt.compress || s->opt.compress_choice[0] || s->opt.compress_level != -1)
-		refuse(s, flags, "rsync: The server is configured to refuse --compress (-z)");
 	if (s->opt.remove_source_files)
 		refuse(s, flags, "ERROR: --remove-source-files cannot be used with a read-only module");
 
@@ -326,8 +323,14 @@ void setup_session(struct sess *s)
 	s->inc_recurse = (flags & CF_INC_RECURSE) != 0;
 	s->numeric_ids = s->opt.numeric_ids || s->hs.numeric_ids;
 	s->varint_flags = s->protocol >= 30 && (flags & CF_VARINT_FLIST_FLAGS);
+	if (compress_options(s, s->varint_flags && !s->opt.cap_varint_prerelease, err, sizeof(err)) < 0)
+		refuse(s, flags, err);
 	write_compat(s, flags);
 
+	/* stock writes all its lists before reading the client's */
+	if (!s->opt.checksum_choice[0] && s->varint_flags && !s->opt.cap_varint_prerelease)
+		io_write_vstring(&s->io, our_checksums);
+	compress_write_list(s);
 	if (s->opt.checksum_choice[0]) {
 		if (checksum_choice(s) < 0)
 			refuse(s, flags, "rsync: unknown checksum name in --checksum-choice");
@@ -335,7 +338,6 @@ void setup_session(struct sess *s)
 		char theirs[256];
 		int pick;
 
-		io_write_vstring(&s->io, our_checksums);
 		io_read_vstring(&s->io, theirs, sizeof(theirs));
 		pick = pick_checksum(theirs);
 		if (pick < 0) {
@@ -348,6 +350,7 @@ void setup_session(struct sess *s)
 	} else {
 		set_checksums(s, CSUM_MD4_OLD, CSUM_MD4_OLD, 0);
 	}
+	compress_read_list(s);
 	s->xfer.seed = choose_seed(&s->opt);
 	s->flist.seed = 0;
 	write_seed(s, s->xfer.seed);
@@ -358,8 +361,8 @@ void setup_session(struct sess *s)
 		if (s->protocol >= 31)
 			io_send_int_msg(&s->io, MSG_IO_TIMEOUT, s->opt.timeout);
 	}
-	mon_log(PR_LOG_DEBUG, "protocol %d, compat flags 0x%x, checksum %s", s->protocol,
-		flags, csum_name(s->xfer.type));
+	mon_log(PR_LOG_DEBUG, "protocol %d, compat flags 0x%x, checksum %s, compress %s", s->protocol,
+		flags, csum_name(s->xfer.type), cpres_name(s->cpres));
 
 	if (!s->opt.sender) {
 		/* A push.  Read-only modules refuse after a full setup. */

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Requests prsyncd refuses: compression (until the compression issue, as
-# rsyncd does with "refuse options = compress"), pushes to a read-only
-# module, unknown options, client filter rules (until the filter issue).
+# Requests prsyncd refuses: pushes to a read-only module, unknown options,
+# client filter rules (until the filter issue).  Compression, once refused
+# here, is accepted now (t_compress.sh tests it).
 # Exit codes and the client's message must match the oracle's.
 . "$(dirname "$0")/../lib.sh"
 
 mkdir -p "$TMP/pub" && echo hello > "$TMP/pub/a.txt"
 printf '[pub]\n\tpath = %s\n\tuid = root\n\tgid = root\n' "$TMP/pub" > "$TMP/p.conf"
-printf '[pub]\n\tpath = %s\n\tuid = root\n\tgid = root\n\trefuse options = compress\n' "$TMP/pub" > "$TMP/r.conf"
+cp "$TMP/p.conf" "$TMP/r.conf"
 pp=$(free_port); rp=$(free_port)
 start_prsyncd "$TMP/p.conf" "$pp" "$TMP/p.log" || fail "prsyncd did not start"
 start_rsyncd "$TMP/r.conf" "$rp" || fail "rsyncd did not start"
@@ -23,11 +23,15 @@ same() { # same NAME EXPECT-TEXT ARGS...: same exit code, message present on bot
 		fail "$name: rsyncd=$rr prsyncd=$pr"; echo "$po" | sed 's/^/    /'
 	fi
 }
-for P in 27 29 30 31 32; do
-	same "z_p$P" "refuse --compress (-z)" --protocol=$P -az
+# compression is served, not refused
+for args in "--protocol=27 -az" "--protocol=32 -az" "-a --compress-choice=zstd" "-a --zl=3"; do
+	pr=0
+	# shellcheck disable=SC2086
+	out=$(rsync_client $args "rsync://127.0.0.1:$pp/pub/" "$TMP/p_z" 2>&1) || pr=$?
+	[ "$pr" = 0 ] && cmp -s "$TMP/pub/a.txt" "$TMP/p_z/a.txt" && pass "accepted: $args" ||
+		fail "compression $args: exit $pr $out"
+	rm -rf "$TMP/p_z"
 done
-same "zc" "refuse --compress (-z)" -a --compress-choice=zstd
-same "zl" "refuse --compress (-z)" -a --zl=3
 same "bogus" "--bogus: unknown option" -a -M--bogus
 
 # A push to a read-only module: refused, client exit 1 on both.

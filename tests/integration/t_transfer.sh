@@ -125,7 +125,7 @@ if start_both "$TMP/small.conf"; then
 		pull_both "p${P}_safe"     "$pp -a --safe-links -i" mod/links/
 		pending "filters issue" "p${P}_delafter" pull_both "p${P}_delafter" "$pp -a --delete-after --delete-excluded --exclude=*.md -i" mod/ "$STALE"
 		pending "filters issue" "p${P}_exclude" pull_both "p${P}_exclude"  "$pp -a --exclude=wide/ --exclude=*.bin --include=*/ -i" mod/
-		pending "compression issue" "p${P}_z" pull_both "p${P}_z"        "$pp -az" mod/
+		pull_both "p${P}_z"        "$pp -az" mod/
 		pull_both "p${P}_sizeonly" "$pp -a --size-only -i" mod/ "$CSUM"
 	done
 	# Without --no-inc-recursive: the client offers inc-recursion.

@@ -596,7 +596,6 @@ static void test_warnings(void)
 	static const char *const want[] = {
 		NAME ":1: 'timeout' is not implemented yet and is ignored",
 		NAME ":2: 'listen backlog' is not implemented yet and is ignored",
-		NAME ":7: 'dont compress' is not implemented yet and is ignored",
 		NAME ":8: 'max connections' is not implemented yet and is ignored",
 		NAME ":12: per-module 'log file' is not implemented yet and is ignored",
 		NAME ":13: per-module 'reverse lookup' is not implemented yet and is ignored",
@@ -608,11 +607,11 @@ static void test_warnings(void)
 		"[a]\n"                         /* 4 */
 		"path = /a\n"                   /* 5 */
 		"timeout = 60\n"                /* 6: already warned */
-		"dont compress = *.gz\n"        /* 7 */
+		"dont compress = *.gz\n"        /* 7: implemented, no warning */
 		"max connections = 4\n"         /* 8 */
 		"[b]\n"                         /* 9 */
 		"path = /b\n"                   /* 10 */
-		"Dont_Compress = *.zip\n"       /* 11: already warned */
+		"Dont_Compress = *.zip\n"       /* 11: implemented */
 		"log file = /var/log/b.log\n"   /* 12 */
 		"reverse lookup = no\n"         /* 13 */
 		"reverse lookup = yes\n";       /* 14: already warned */
@@ -631,8 +630,17 @@ static void test_warnings(void)
 		/* Per-module values are not honoured, the global ones stay. */
 		CHECK(streq(c.log_file, "/var/log/all.log") && c.reverse_lookup == 1);
 		CHECK(c.nmodules == 2);
+		CHECK(c.nmodules == 2 && streq(c.modules[0].dont_compress, "*.gz") &&
+		      streq(c.modules[1].dont_compress, "*.zip"));
 		cfg_free(&c);
 		CHECK(c.warnings == NULL && c.nwarnings == 0 && c.modules == NULL);
+	}
+
+	/* dont compress must fit the worker's bounded copy */
+	{
+		static char big[1200];
+		snprintf(big, sizeof(big), "[a]\npath=/a\ndont compress = %01100d\n", 0);
+		EXPECT_ERR(big, 3, "'dont compress' is too long");
 	}
 
 	/* An ignored per-module value is still checked. */

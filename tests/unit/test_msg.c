@@ -745,6 +745,17 @@ static void test_select_fields(void)
 	base_select_err(&m);
 	set_name(&m.u.select.module, "pub");
 	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "ERROR with a module name");
+	/* dont compress: any bounded text with OK, nothing with ERROR */
+	base_select_ok(&m);
+	set_text(&m.u.select.dont_compress, "*.gz *.bin");
+	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "OK with dont compress");
+	base_select_err(&m);
+	set_text(&m.u.select.dont_compress, "*.gz");
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "ERROR with dont compress");
+	base_select_ok(&m);
+	m.u.select.dont_compress.len = 3; /* no NUL where the length says */
+	memset(m.u.select.dont_compress.s, 'x', sizeof(m.u.select.dont_compress.s));
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_WORKER, 0, "dont compress not terminated");
 
 	select_error_case(PR_MSG_EBADFIELD, "");
 	select_error_case(PR_MSG_EBADFIELD, "ERROR: x");

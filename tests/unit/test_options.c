@@ -440,6 +440,13 @@ static void test_long(void)
 	OK(P(32, "--server", "--sender", "--compress-level=-131072", "--skip-compress=", ".", "m/"));
 	CHECK(o.compress_level == -131072 && o.skip_compress[0] == '\0');
 	options_free(&o);
+	/* out-of-range levels are clamped later, as stock does */
+	OK(P(32, "--server", "--sender", "-z", "--compress-level=100", "--zt=-3", ".", "m/"));
+	CHECK(o.compress_level == 100);
+	options_free(&o);
+	OK(P(32, "--server", "--sender", "--zl=-2147483648", ".", "m/"));
+	CHECK(o.compress_level == INT_MIN);
+	options_free(&o);
 
 	/* append: count, append-verify, protocol < 30 */
 	OK(P(32, "--server", "--sender", "--append", ".", "m/"));
@@ -629,8 +636,8 @@ static void test_errors(void)
 	      "rsync: on remote machine: --timeout: missing argument");
 	FAILS(P(32, "--server", "--sender", "--timeout=-5", ".", "m/"),
 	      "rsync: on remote machine: --timeout=-5: number too large or too small");
-	FAILS(P(32, "--server", "--sender", "--compress-level=23", ".", "m/"),
-	      "rsync: on remote machine: --compress-level=23: number too large or too small");
+	FAILS(P(32, "--server", "--sender", "--compress-level=2147483648", ".", "m/"),
+	      "rsync: on remote machine: --compress-level=2147483648: number too large or too small");
 	FAILS(P(32, "--server", "--sender", "--checksum-seed=2147483648", ".", "m/"),
 	      "rsync: on remote machine: --checksum-seed=2147483648: number too large or too small");
 	FAILS(P(32, "--server", "--sender", "--timeout= 5", ".", "m/"),
