@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filters.h"
 #include "flist.h"
 #include "fsclient.h"
 #include "mon.h"
@@ -169,6 +170,7 @@ struct scan_dir {
 	char *name;        /* entry name of the directory (relative to root) */
 	uint32_t root;
 	uint64_t dev;      /* for -x */
+	int depth;         /* below its source argument's top (filters.h) */
 };
 
 struct scan {
@@ -181,7 +183,7 @@ struct scan {
 	char cur_path[PR_RELPATH_MAX];
 };
 
-static void push_dir(struct scan *sc, const char *name, uint32_t root, uint64_t dev)
+static void push_dir(struct scan *sc, const char *name, uint32_t root, uint64_t dev, int depth)
 {
 	if (sc->n == sc->cap) {
 		sc->cap = sc->cap ? sc->cap * 2 : 64;
@@ -190,6 +192,7 @@ static void push_dir(struct scan *sc, const char *name, uint32_t root, uint64_t 
 	sc->stack[sc->n].name = xstrdup(name);
 	sc->stack[sc->n].root = root;
 	sc->stack[sc->n].dev = dev;
+	sc->stack[sc->n].depth = depth;
 	sc->n++;
 }
 
@@ -233,6 +236,9 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 		return 0;
 	}
 	if (d->err) {
+		if (filt_skip(s, name, sc->fl->roots[sc->cur->root], 0, FILT_ALL) ||
+		    filt_skip(s, name, sc->fl->roots[sc->cur->root], 1, FILT_ALL))
+			return 0;
 		if (d->err == ENOENT) {
 			io_msg(&s->io, MSG_WARNING, "file has vanished: \"%s\" (in %s)",
 			       shown(mpath, show, sizeof(show)), s->hs.module);
@@ -269,6 +275,8 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 			return 0;
 		}
 	}
+	if (filt_skip(s, name, sc->fl->roots[sc->cur->root], S_ISDIR(st.mode), FILT_ALL))
+		return 0;
 	if (S_ISDIR(st.mode) && s->opt.one_file_system && st.dev != sc->cur->dev) {
 		if (s->opt.one_file_system > 1)
 			return 0;
@@ -280,7 +288,7 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 	if (S_ISDIR(st.mode)) {
 		f->dir_role = s->opt.recursive ? DIR_CONTENT : DIR_NO_CONTENT;
 		if (s->opt.recursive)
-			push_dir(sc, name, sc->cur->root, st.dev);
+			push_dir(sc, name, sc->cur->root, st.dev, sc->cur->depth + 1);
 	}
 	return 0;
 }
@@ -298,6 +306,7 @@ static void scan_all(struct scan *sc)
 			free(d.name);
 			continue;
 		}
+		filt_enter_dir(sc->s, sc->cur_path, d.depth);
 		err = fsc_list(sc->cur_path, scan_entry, sc);
 		if (err) {
 			io_msg(&sc->s->io, MSG_ERROR_XFER, "rsync: [sender] opendir \"%s\" (in %s) failed: %s (%d)",
@@ -461,7 +470,7 @@ static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const
 	struct pr_stat st;
 	struct fentry *f;
 	uint32_t root;
-	int dotdir, dummy, err;
+	int dotdir, dummy, err, implied = 0;
 
 	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
 		p = arg + mlen;
@@ -479,8 +488,7 @@ static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const
 		sanitize(p, kept, sizeof(kept), &dotdir);
 		root = add_root(fl, rootbuf);
 		name = kept[0] ? kept : ".";
-		if (kept[0])
-			add_implied(s, fl, root, kept);
+		implied = kept[0] != '\0'; /* added once the argument is known to be kept */
 	} else {
 		char *slash;
 
@@ -517,10 +525,14 @@ static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const
 			io_err_general(s);
 		return;
 	}
+	if (!dotdir && filt_skip(s, name, fl->roots[root], S_ISDIR(st.mode), FILT_ALL))
+		return;
 	if (S_ISDIR(st.mode) && !s->opt.recursive && !s->opt.dirs && !dotdir) {
 		io_msg(&s->io, MSG_INFO, "skipping directory %s", name);
 		return;
 	}
+	if (implied)
+		add_implied(s, fl, root, kept);
 	if (S_ISDIR(st.mode) && dotdir && (err = fsc_list(mpath, probe_entry, NULL)) != 0) {
 		/* Stock changes into a "dir/" argument first; when it cannot,
 		 * the argument is skipped as a whole. */
@@ -534,7 +546,7 @@ static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const
 		return;
 	if (s->opt.recursive || dotdir) {
 		f->dir_role = DIR_CONTENT_TOP;
-		push_dir(sc, name, root, st.dev);
+		push_dir(sc, name, root, st.dev, 0);
 	} else {
 		f->dir_role = DIR_NO_CONTENT;
 	}
