@@ -190,6 +190,13 @@ static int hidden_any(const struct fsreq *f, const char *path)
 	return modfilter_hides(&f->hide, path, 0) || modfilter_hides(&f->hide, path, 1);
 }
 
+/* The errno to answer for a failed request: ENOENT if the path is hidden
+ * (as either type), so an error cannot tell a hidden name exists. */
+static int err_for(const struct fsreq *f, const char *path, int err)
+{
+	return hidden_any(f, path) ? ENOENT : err;
+}
+
 /* Below a hidden directory (the path's own name not considered). */
 static int under_hidden(const struct fsreq *f, const char *path)
 {
@@ -244,7 +251,7 @@ int fs_list(struct fsreq *f, const struct pr_msg *m)
 	const char *path = m->u.path.path.s;
 	int hidden = modfilter_hides(&f->hide, path, 1);
 	int dir = hidden ? -1 : open_beneath(f, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-	int err = hidden ? ENOENT : dir < 0 ? (hidden_any(f, path) ? ENOENT : errno) : 0, rc = 0;
+	int err = hidden ? ENOENT : dir < 0 ? err_for(f, path, errno) : 0, rc = 0;
 	long n = 0;
 
 	pr_msg_init(&out, PR_M_LIST);
@@ -282,12 +289,14 @@ int fs_stat(struct fsreq *f, const struct pr_msg *m)
 	size_t inl = 0;
 	const char *path = m->u.stat.path.s;
 	int nofollow = (m->u.stat.flags & PR_STAT_FOLLOW) ? 0 : O_NOFOLLOW;
-	int fd = under_hidden(f, path) ? -1 : open_beneath(f, path, O_PATH | nofollow);
+	int hid = under_hidden(f, path);
+	int fd = hid ? -1 : open_beneath(f, path, O_PATH | nofollow);
 
 	pr_msg_init(&out, PR_M_STAT);
-	errno = ENOENT;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		out.u.mstat.err = hidden_any(f, path) ? ENOENT : errno;
+	if (hid)
+		out.u.mstat.err = ENOENT;
+	else if (fd < 0 || fstat(fd, &st) < 0)
+		out.u.mstat.err = err_for(f, path, errno);
 	else if (modfilter_hides(&f->hide, path, S_ISDIR(st.st_mode)))
 		out.u.mstat.err = ENOENT;
 	else
@@ -317,7 +326,7 @@ int fs_open(struct fsreq *f, const struct pr_msg *m)
 		out.u.open.err = ENOENT; /* checked first: nothing is opened */
 	else if ((fd = open_beneath(f, m->u.path.path.s, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)) < 0 ||
 		 fstat(fd, &st) < 0)
-		out.u.open.err = hidden_any(f, m->u.path.path.s) ? ENOENT : errno;
+		out.u.open.err = err_for(f, m->u.path.path.s, errno);
 	else if (modfilter_hides(&f->hide, m->u.path.path.s, S_ISDIR(st.st_mode)))
 		out.u.open.err = ENOENT; /* a hidden directory, by its real type */
 	else if (!S_ISREG(st.st_mode))
@@ -352,15 +361,16 @@ int fs_readlink(struct fsreq *f, const struct pr_msg *m)
 	struct pr_msg out;
 	size_t inl;
 	const char *path = m->u.path.path.s;
-	int fd = modfilter_hides(&f->hide, path, 0) ? -1 : open_beneath(f, path, O_PATH | O_NOFOLLOW);
+	int hid = modfilter_hides(&f->hide, path, 0);
+	int fd = hid ? -1 : open_beneath(f, path, O_PATH | O_NOFOLLOW);
 	struct stat st;
 
 	pr_msg_init(&out, PR_M_READLINK);
-	errno = ENOENT;
-	if (fd >= 0 && f->hide.n > 0 && (fstat(fd, &st) < 0 || modfilter_hides(&f->hide, path, S_ISDIR(st.st_mode))))
+	if (hid || (fd >= 0 && f->hide.n > 0 &&
+		    (fstat(fd, &st) < 0 || modfilter_hides(&f->hide, path, S_ISDIR(st.st_mode)))))
 		out.u.readlink.err = ENOENT;
 	else if (fd < 0 || read_link(fd, "", target, &inl) == PR_LINK_ERROR)
-		out.u.readlink.err = fd < 0 && hidden_any(f, path) ? ENOENT : errno;
+		out.u.readlink.err = err_for(f, path, errno);
 	else
 		(void)pr_str_set_relpath(&out.u.readlink.target, target); /* fits: < 4096 bytes */
 	if (fd >= 0)

@@ -60,8 +60,10 @@ static int add_line(struct modfilter *mf, enum cfg_filt kind, const char *s, cha
 			clear(mf);
 			continue;
 		}
-		if (!pr_rule_for_sender(&r))
-			continue; /* receiver-only: rsyncd drops it on a sending module */
+		/* Sides are not looked at: every rule hides, as written.  (rsyncd
+		 * reads these before it knows it is the sender, and so drops
+		 * hide/show rules and applies protect/risk ones on downloads;
+		 * prsyncd never shows what any rule hides.) */
 		if (mf->n == MODFILTER_RULES_MAX) {
 			snprintf(err, errlen, "more than %u module filter rules", MODFILTER_RULES_MAX);
 			return -1;

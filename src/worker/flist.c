@@ -512,6 +512,17 @@ static void add_one_arg(struct sess *s, struct flist *fl, struct scan *sc, const
 	}
 	if (join(mpath, sizeof(mpath), fl->roots[root], name) < 0)
 		return;
+	/* Stock changes into the argument's directory first: a missing or
+	 * module-hidden one fails as a whole, with change_dir's message. */
+	err = fl->roots[root][0] ? fsc_stat(fl->roots[root], 1, &st, NULL, 0) : 0;
+	if (err == 0 && fl->roots[root][0] && !S_ISDIR(st.mode))
+		err = ENOTDIR;
+	if (err) {
+		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
+		       shown(fl->roots[root], show, sizeof(show)), mod, strerror(err), err);
+		io_err_general(s);
+		return;
+	}
 	link[0] = '\0';
 	err = fsc_stat(mpath, dotdir || s->opt.copy_links, &st, link, sizeof(link));
 	if (err == 0 && S_ISLNK(st.mode) && follow_link(s, mpath, link, &st, link) < 0)

@@ -625,9 +625,9 @@ static void test_filters(void)
 		char why[128];
 
 		CHECK(modfilter_add(&mf, CFG_F_FILTER, "- *.key - /sub/deep/ P *.bin", why, sizeof why) == 0);
-		CHECK(mf.n == 2); /* protect: receiver-only, dropped */
+		CHECK(mf.n == 3); /* sides do not matter: protect hides too */
 		CHECK(modfilter_add(&mf, CFG_F_EXCLUDE, "secret/ /top", why, sizeof why) == 0);
-		CHECK(modfilter_hides(&mf, "a/b.key", 0) && !modfilter_hides(&mf, "a/b.bin", 0));
+		CHECK(modfilter_hides(&mf, "a/b.key", 0) && modfilter_hides(&mf, "a/b.bin", 0) && !modfilter_hides(&mf, "a/b.c", 0));
 		CHECK(modfilter_hides(&mf, "sub/deep", 1) && modfilter_hides(&mf, "sub/deep/x", 0) &&
 		      !modfilter_hides(&mf, "sub/deep", 0) && !modfilter_hides(&mf, "x/sub/deep", 1));
 		CHECK(modfilter_hides(&mf, "secret", 1) && modfilter_hides(&mf, "a/secret/b/c", 0) &&
