@@ -146,6 +146,19 @@ for directives in \
 	stop_both
 done
 
+# Module filters with client filters at the older protocols.
+write_mod_conf "$CONF" "$T"
+printf '\texclude = *.bin secret/\n\tfilter = - /pub/sub/ + */ + *.txt + *.c - /logs/**\n' >> "$CONF"
+if start_both "$CONF"; then
+	for P in 27 28 29 30 31; do
+		pb "--protocol=$P -a -i --exclude=*.c" mod/
+		pb "--protocol=$P -a -i --delete -C" mod/ "$SEED"
+		EXPECT_RC=any pb "--protocol=$P -a -i" "mod/secret/s.txt|mod/a.txt"
+	done
+	pb "-a -i -F" mod/sub/
+	stop_both
+fi
+
 # A hide rule in the module's filters: rsyncd drops it (it reads module
 # filters before it knows it is the sender) and serves the file; prsyncd
 # applies every module rule as written and hides it.  Not differential.
