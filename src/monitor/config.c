@@ -63,6 +63,8 @@ enum kind {
 	K_REFUSED, /* would run programs or allow writes: always an error */
 	K_NEEDED,  /* not implemented, but ignoring it would expose files */
 	K_IGNORED, /* not implemented, harmless to ignore: one warning */
+	K_FILTER,  /* filter rules (kind in .lo), checked, stored as text */
+	K_FILTER_FROM, /* likewise, read from the named file at load */
 };
 
 struct param {
@@ -130,6 +132,14 @@ static const struct param params[] = {
 	{ "uid", S_MODULE, .kind = K_OPTSTR, .off = M(uid) },
 	{ "gid", S_MODULE, .kind = K_OPTSTR, .off = M(gid) },
 	{ "use chroot", S_MODULE, .kind = K_BOOL, .off = M(use_chroot) },
+	/* Module filters, enforced by the monitor (modfilter.c, fsreq.c). */
+	{ "filter", S_MODULE, .kind = K_FILTER, .off = M(filt[CFG_F_FILTER]), .lo = CFG_F_FILTER },
+	{ "include from", S_MODULE, .kind = K_FILTER_FROM, .off = M(filt[CFG_F_INCLUDE_FROM]),
+	  .lo = CFG_F_INCLUDE_FROM },
+	{ "include", S_MODULE, .kind = K_FILTER, .off = M(filt[CFG_F_INCLUDE]), .lo = CFG_F_INCLUDE },
+	{ "exclude from", S_MODULE, .kind = K_FILTER_FROM, .off = M(filt[CFG_F_EXCLUDE_FROM]),
+	  .lo = CFG_F_EXCLUDE_FROM },
+	{ "exclude", S_MODULE, .kind = K_FILTER, .off = M(filt[CFG_F_EXCLUDE]), .lo = CFG_F_EXCLUDE },
 	/* Module, refused outright. */
 	{ "early exec", S_MODULE, .kind = K_REFUSED, .why = exec_why },
 	{ "pre-xfer exec", S_MODULE, .kind = K_REFUSED, .why = exec_why },
@@ -141,11 +151,6 @@ static const struct param params[] = {
 	{ "hosts deny", S_MODULE, .kind = K_NEEDED },
 	{ "auth users", S_MODULE, .kind = K_NEEDED },
 	{ "secrets file", S_MODULE, .kind = K_NEEDED },
-	{ "filter", S_MODULE, .kind = K_NEEDED },
-	{ "exclude", S_MODULE, .kind = K_NEEDED },
-	{ "include", S_MODULE, .kind = K_NEEDED },
-	{ "exclude from", S_MODULE, .kind = K_NEEDED },
-	{ "include from", S_MODULE, .kind = K_NEEDED },
 	/* Module, not implemented, safe to ignore. */
 	{ "max connections", S_MODULE, .kind = K_IGNORED,
 	  .check = check_max_connections },
@@ -404,6 +409,45 @@ int cfg_parse_bool(const char *v, int *out)
 	return -1;
 }
 
+/* Read a whole regular file of at most max bytes into a new string (no
+ * NUL bytes inside).  -1 with a reason in why. */
+static int read_small_file(const char *path, size_t max, char **out, char *why, size_t whylen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	size_t n = 0;
+	char *buf;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		snprintf(why, whylen, "%s", fd < 0 ? strerror(errno) : "not a regular file of at most 1 MiB");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if ((buf = malloc(max + 1)) == NULL) {
+		close(fd);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	while (n < max) {
+		ssize_t r = read(fd, buf + n, max - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (n == max || memchr(buf, '\0', n) != NULL) {
+		free(buf);
+		snprintf(why, whylen, "too large, or contains a NUL byte");
+		return -1;
+	}
+	*out = buf;
+	return 0;
+}
+
 static void module_free(struct cfg_module *m)
 {
 	free(m->name);
@@ -412,6 +456,8 @@ static void module_free(struct cfg_module *m)
 	free(m->uid);
 	free(m->gid);
 	free(m->dont_compress);
+	for (int i = 0; i < CFG_F_N; i++)
+		free(m->filt[i]);
 	memset(m, 0, sizeof *m);
 }
 
@@ -427,6 +473,13 @@ static int module_copy(struct cfg_module *dst, const struct cfg_module *src)
 	*dst = *src;
 	dst->name = dst->path = dst->comment = dst->uid = dst->gid = NULL;
 	dst->dont_compress = NULL;
+	for (int i = 0; i < CFG_F_N; i++)
+		if (dup_opt(&dst->filt[i], src->filt[i])) {
+			for (int j = 0; j < i; j++)
+				free(dst->filt[j]);
+			memset(dst->filt, 0, sizeof dst->filt);
+			return -1;
+		}
 	if (dup_opt(&dst->path, src->path) || dup_opt(&dst->comment, src->comment) ||
 	    dup_opt(&dst->uid, src->uid) || dup_opt(&dst->gid, src->gid) ||
 	    dup_opt(&dst->dont_compress, src->dont_compress)) {
@@ -444,6 +497,40 @@ static int *int_field(void *base, size_t off)
 static char **str_field(void *base, size_t off)
 {
 	return (char **)(void *)((char *)base + off);
+}
+
+/* A filter directive: the rules (or the named file's) must parse; the text
+ * is kept for the monitor to compile after selection.  rsyncd fails the
+ * connection on an unreadable "from" file; failing the load says so
+ * earlier. */
+static int apply_filter(struct parser *p, const struct param *e, void *base, const char *val)
+{
+	char why[256], *text = NULL;
+
+	if (!val[0]) {
+		if (base) {
+			free(*str_field(base, e->off));
+			*str_field(base, e->off) = NULL;
+		}
+		return 0;
+	}
+	if (e->kind == K_FILTER_FROM) {
+		if (read_small_file(val, MODFILTER_FILE_MAX, &text, why, sizeof why) < 0)
+			return fail(p, "'%s': %s: %s", e->name, val, why);
+	} else if ((text = strdup(val)) == NULL) {
+		return fail(p, "out of memory");
+	}
+	if (modfilter_add(NULL, (enum cfg_filt)e->lo, text, why, sizeof why) < 0) {
+		free(text);
+		return fail(p, "'%s': %s", e->name, why);
+	}
+	if (!base) {
+		free(text);
+		return 0;
+	}
+	free(*str_field(base, e->off));
+	*str_field(base, e->off) = text;
+	return 0;
 }
 
 /* Store a value; base NULL only validates it. */
@@ -487,6 +574,9 @@ static int apply(struct parser *p, const struct param *e, void *base, char *val)
 		if (base)
 			*int_field(base, e->off) = n;
 		return 0;
+	case K_FILTER:
+	case K_FILTER_FROM:
+		return apply_filter(p, e, base, val);
 	case K_STR:
 	case K_OPTSTR:
 		if (!base)

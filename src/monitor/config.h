@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "modfilter.h"
+
 #define CFG_MAX_MODULES 1024
 #define CFG_MAX_LINE 8192        /* a logical line, continuations joined */
 #define CFG_ERR_MAX 512
@@ -28,6 +30,8 @@ struct cfg_module {
 	int use_chroot;      /* accepted, recorded; confinement is always on */
 	int numeric_ids;     /* -1 = rsyncd's default: yes for chroot modules */
 	char *dont_compress; /* patterns as written; NULL = unset (the default list) */
+	char *filt[CFG_F_N]; /* filter directives (the "from" ones: the file's
+			      * contents, read at load), NULL = unset */
 	int line;            /* line of the section header, for messages */
 };
 

@@ -11,6 +11,11 @@
  * out, absolutely or by "..", fails with EXDEV (or ELOOP), whenever it was
  * put there.  Directory entries are read with fstatat/readlinkat on a single
  * name relative to the open directory, which cannot leave it either.
+ *
+ * The module's filters are enforced here, by name, as rsyncd applies them:
+ * a hidden path, or anything below a hidden directory, is answered with
+ * ENOENT before the filesystem is touched, and LIST leaves hidden entries
+ * out, so a worker can neither read a hidden file nor learn it exists.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +23,7 @@
 #include <grp.h>
 #include <linux/openat2.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -91,10 +97,27 @@ static void load_ids(struct fsreq *f)
 	endgrent();
 }
 
+/* The module's filter directives, in rsyncd's order, as one list. */
+static int load_filters(struct fsreq *f, const struct cfg_module *mod)
+{
+	char why[256];
+
+	for (int k = 0; k < CFG_F_N; k++) {
+		if (mod->filt[k] && modfilter_add(&f->hide, (enum cfg_filt)k, mod->filt[k], why, sizeof(why)) < 0) {
+			log_msg(PR_LOG_ERR, "module %s: filters: %s", mod->name, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod)
 {
 	const char *user = mod->uid ? mod->uid : "nobody";
 	const char *group = mod->gid ? mod->gid : "nobody";
+
+	if (load_filters(f, mod) < 0)
+		return -1;
 
 	f->ipc = ipc;
 	f->module = mod->name;
@@ -159,11 +182,40 @@ static uint32_t read_link(int dirfd, const char *name, char *buf, size_t *inl)
 	return *inl ? PR_LINK_INLINE : PR_LINK_LONG;
 }
 
+/* --- module filters ---------------------------------------------------------- */
+
+/* Hidden whatever its type: for answers given without knowing it. */
+static int hidden_any(const struct fsreq *f, const char *path)
+{
+	return modfilter_hides(&f->hide, path, 0) || modfilter_hides(&f->hide, path, 1);
+}
+
+/* The errno to answer for a failed request: ENOENT if the path is hidden
+ * (as either type), so an error cannot tell a hidden name exists. */
+static int err_for(const struct fsreq *f, const char *path, int err)
+{
+	return hidden_any(f, path) ? ENOENT : err;
+}
+
+/* Below a hidden directory (the path's own name not considered). */
+static int under_hidden(const struct fsreq *f, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[PR_RELPATH_MAX];
+
+	if (slash == NULL || f->hide.n == 0)
+		return 0;
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	return modfilter_hides(&f->hide, parent, 1);
+}
+
 /* --- handlers ---------------------------------------------------------------- */
 
 /* Add one entry of an open directory to out; send out first if it is full. */
-static int list_entry(struct fsreq *f, struct pr_msg *out, int dir, const char *name)
+static int list_entry(struct fsreq *f, struct pr_msg *out, int dir, const char *dpath, const char *name)
 {
+	char mpath[PR_RELPATH_MAX + 256];
 	char target[PR_RELPATH_MAX];
 	struct stat st;
 	struct pr_stat ps = { 0 };
@@ -177,6 +229,11 @@ static int list_entry(struct fsreq *f, struct pr_msg *out, int dir, const char *
 		err = errno;
 	else
 		ps = to_pr_stat(&st);
+	if (f->hide.n > 0) {
+		snprintf(mpath, sizeof(mpath), "%s%s%s", dpath, dpath[0] ? "/" : "", name);
+		if (err ? hidden_any(f, mpath) : modfilter_hides(&f->hide, mpath, S_ISDIR(st.st_mode)))
+			return 0; /* hidden: as if absent */
+	}
 	if (err == 0 && S_ISLNK(st.st_mode))
 		ls = read_link(dir, name, target, &tlen);
 	if (pr_list_add(&out->u.list, &ps, err, name, len, ls, target, tlen) == 0)
@@ -191,8 +248,10 @@ int fs_list(struct fsreq *f, const struct pr_msg *m)
 {
 	_Alignas(struct dirent64) char buf[32768];
 	struct pr_msg out;
-	int dir = open_beneath(f, m->u.path.path.s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-	int err = dir < 0 ? errno : 0, rc = 0;
+	const char *path = m->u.path.path.s;
+	int hidden = modfilter_hides(&f->hide, path, 1);
+	int dir = hidden ? -1 : open_beneath(f, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	int err = hidden ? ENOENT : dir < 0 ? err_for(f, path, errno) : 0, rc = 0;
 	long n = 0;
 
 	pr_msg_init(&out, PR_M_LIST);
@@ -208,7 +267,7 @@ int fs_list(struct fsreq *f, const struct pr_msg *m)
 			if (d->d_reclen == 0)
 				break;
 			off += d->d_reclen;
-			rc = list_entry(f, &out, dir, d->d_name);
+			rc = list_entry(f, &out, dir, path, d->d_name);
 		}
 	}
 	if (n > 0 && rc == 0)
@@ -228,12 +287,18 @@ int fs_stat(struct fsreq *f, const struct pr_msg *m)
 	struct pr_msg out;
 	struct stat st;
 	size_t inl = 0;
+	const char *path = m->u.stat.path.s;
 	int nofollow = (m->u.stat.flags & PR_STAT_FOLLOW) ? 0 : O_NOFOLLOW;
-	int fd = open_beneath(f, m->u.stat.path.s, O_PATH | nofollow);
+	int hid = under_hidden(f, path);
+	int fd = hid ? -1 : open_beneath(f, path, O_PATH | nofollow);
 
 	pr_msg_init(&out, PR_M_STAT);
-	if (fd < 0 || fstat(fd, &st) < 0)
-		out.u.mstat.err = errno;
+	if (hid)
+		out.u.mstat.err = ENOENT;
+	else if (fd < 0 || fstat(fd, &st) < 0)
+		out.u.mstat.err = err_for(f, path, errno);
+	else if (modfilter_hides(&f->hide, path, S_ISDIR(st.st_mode)))
+		out.u.mstat.err = ENOENT;
 	else
 		out.u.mstat.st = to_pr_stat(&st);
 	if (out.u.mstat.err == 0 && S_ISLNK(st.st_mode))
@@ -257,9 +322,13 @@ int fs_open(struct fsreq *f, const struct pr_msg *m)
 		slot++;
 	if (slot == FS_MAX_HANDLES)
 		out.u.open.err = EMFILE;
+	else if (modfilter_hides(&f->hide, m->u.path.path.s, 0))
+		out.u.open.err = ENOENT; /* checked first: nothing is opened */
 	else if ((fd = open_beneath(f, m->u.path.path.s, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)) < 0 ||
 		 fstat(fd, &st) < 0)
-		out.u.open.err = errno;
+		out.u.open.err = err_for(f, m->u.path.path.s, errno);
+	else if (modfilter_hides(&f->hide, m->u.path.path.s, S_ISDIR(st.st_mode)))
+		out.u.open.err = ENOENT; /* a hidden directory, by its real type */
 	else if (!S_ISREG(st.st_mode))
 		out.u.open.err = EINVAL;
 	if (out.u.open.err == 0) {
@@ -291,11 +360,17 @@ int fs_readlink(struct fsreq *f, const struct pr_msg *m)
 	char target[PR_RELPATH_MAX];
 	struct pr_msg out;
 	size_t inl;
-	int fd = open_beneath(f, m->u.path.path.s, O_PATH | O_NOFOLLOW);
+	const char *path = m->u.path.path.s;
+	int hid = modfilter_hides(&f->hide, path, 0);
+	int fd = hid ? -1 : open_beneath(f, path, O_PATH | O_NOFOLLOW);
+	struct stat st;
 
 	pr_msg_init(&out, PR_M_READLINK);
-	if (fd < 0 || read_link(fd, "", target, &inl) == PR_LINK_ERROR)
-		out.u.readlink.err = errno;
+	if (hid || (fd >= 0 && f->hide.n > 0 &&
+		    (fstat(fd, &st) < 0 || modfilter_hides(&f->hide, path, S_ISDIR(st.st_mode)))))
+		out.u.readlink.err = ENOENT;
+	else if (fd < 0 || read_link(fd, "", target, &inl) == PR_LINK_ERROR)
+		out.u.readlink.err = err_for(f, path, errno);
 	else
 		(void)pr_str_set_relpath(&out.u.readlink.target, target); /* fits: < 4096 bytes */
 	if (fd >= 0)

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "ipc.h"
+#include "modfilter.h"
 
 #define FS_MAX_HANDLES 32   /* OPEN descriptors handed out and not yet closed */
 #define FS_MAX_IDS 65536    /* entries read from the user and group databases */
@@ -29,10 +30,12 @@ struct fsreq {
 	uint32_t handles[FS_MAX_HANDLES]; /* outstanding OPEN handles; 0 = free */
 	uint32_t last_handle;
 	struct fs_ids users, groups;
+	struct modfilter hide;            /* the module's filters */
 };
 
 /* Before confinement: resolve the module's uid/gid (name or number; default
- * "nobody" and its primary group), open the root, read the id tables.
+ * "nobody" and its primary group), open the root, read the id tables,
+ * compile the module's filters.
  * Returns 0, or -1 after logging why. */
 int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod);
 

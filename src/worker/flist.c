@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filters.h"
 #include "flist.h"
 #include "fsclient.h"
 #include "mon.h"
@@ -215,6 +216,7 @@ struct scan_dir {
 	char *name;        /* entry name of the directory (relative to root) */
 	uint32_t root;
 	uint64_t dev;      /* for -x */
+	int depth;         /* below its source argument's top (filters.h) */
 };
 
 struct scan {
@@ -229,7 +231,7 @@ struct scan {
 	char cur_path[PR_RELPATH_MAX];
 };
 
-static void push_dir(struct scan *sc, const char *name, uint32_t root, uint64_t dev)
+static void push_dir(struct scan *sc, const char *name, uint32_t root, uint64_t dev, int depth)
 {
 	if (sc->n == sc->cap) {
 		sc->cap = sc->cap ? sc->cap * 2 : 64;
@@ -238,6 +240,7 @@ static void push_dir(struct scan *sc, const char *name, uint32_t root, uint64_t 
 	sc->stack[sc->n].name = xstrdup(name);
 	sc->stack[sc->n].root = root;
 	sc->stack[sc->n].dev = dev;
+	sc->stack[sc->n].depth = depth;
 	sc->n++;
 }
 
@@ -281,6 +284,9 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 		return 0;
 	}
 	if (d->err) {
+		if (filt_skip(s, name, sc->roots->v[sc->cur->root], 0, FILT_ALL) ||
+		    filt_skip(s, name, sc->roots->v[sc->cur->root], 1, FILT_ALL))
+			return 0;
 		if (d->err == ENOENT) {
 			io_msg(&s->io, MSG_WARNING, "file has vanished: \"%s\" (in %s)",
 			       shown(mpath, show, sizeof(show)), s->hs.module);
@@ -317,6 +323,8 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 			return 0;
 		}
 	}
+	if (filt_skip(s, name, sc->roots->v[sc->cur->root], S_ISDIR(st.mode), FILT_ALL))
+		return 0;
 	if (S_ISDIR(st.mode) && s->opt.one_file_system && st.dev != sc->cur->dev) {
 		if (s->opt.one_file_system > 1)
 			return 0;
@@ -327,8 +335,9 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 	f = add_entry(sc->fl, name, sc->cur->root, &st, S_ISLNK(st.mode) ? link : NULL);
 	if (S_ISDIR(st.mode)) {
 		f->dir_role = s->opt.recursive ? DIR_CONTENT : DIR_NO_CONTENT;
+		f->depth = (uint16_t)(sc->cur->depth + 1);
 		if (s->opt.recursive && !sc->inc)
-			push_dir(sc, name, sc->cur->root, st.dev);
+			push_dir(sc, name, sc->cur->root, st.dev, sc->cur->depth + 1);
 	}
 	return 0;
 }
@@ -346,6 +355,7 @@ static void scan_all(struct scan *sc)
 			free(d.name);
 			continue;
 		}
+		filt_enter_dir(sc->s, sc->cur_path, d.depth);
 		err = fsc_list(sc->cur_path, scan_entry, sc);
 		if (err) {
 			io_msg(&sc->s->io, MSG_ERROR_XFER, "rsync: [sender] opendir \"%s\" (in %s) failed: %s (%d)",
@@ -510,7 +520,7 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	struct pr_stat st;
 	struct fentry *f;
 	uint32_t root;
-	int dotdir, dummy, err;
+	int dotdir, dummy, err, implied = 0;
 
 	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
 		p = arg + mlen;
@@ -528,8 +538,7 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		sanitize(p, kept, sizeof(kept), &dotdir);
 		root = add_root(roots, rootbuf);
 		name = kept[0] ? kept : ".";
-		if (kept[0])
-			add_implied(s, sc, root, kept);
+		implied = kept[0] != '\0'; /* added once the argument is known to be kept */
 	} else {
 		char *slash;
 
@@ -553,6 +562,17 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	}
 	if (join(mpath, sizeof(mpath), roots->v[root], name) < 0)
 		return;
+	/* Stock changes into the argument's directory first: a missing or
+	 * module-hidden one fails as a whole, with change_dir's message. */
+	err = roots->v[root][0] ? fsc_stat(roots->v[root], 1, &st, NULL, 0) : 0;
+	if (err == 0 && roots->v[root][0] && !S_ISDIR(st.mode))
+		err = ENOTDIR;
+	if (err) {
+		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
+		       shown(roots->v[root], show, sizeof(show)), mod, strerror(err), err);
+		io_err_general(s);
+		return;
+	}
 	link[0] = '\0';
 	err = fsc_stat(mpath, dotdir || s->opt.copy_links, &st, link, sizeof(link));
 	if (err == 0 && S_ISLNK(st.mode) && follow_link(s, mpath, link, &st, link) < 0)
@@ -566,10 +586,14 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 			io_err_general(s);
 		return;
 	}
+	if (!dotdir && filt_skip(s, name, roots->v[root], S_ISDIR(st.mode), FILT_ALL))
+		return;
 	if (S_ISDIR(st.mode) && !s->opt.recursive && !s->opt.dirs && !dotdir) {
 		io_msg(&s->io, MSG_INFO, "skipping directory %s", name);
 		return;
 	}
+	if (implied)
+		add_implied(s, sc, root, kept);
 	if (S_ISDIR(st.mode) && dotdir && (err = fsc_list(mpath, probe_entry, NULL)) != 0) {
 		/* Stock changes into a "dir/" argument first; when it cannot,
 		 * the argument is skipped as a whole. */
@@ -585,7 +609,7 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		f->dir_role = DIR_CONTENT_TOP;
 		/* incremental: only "." is scanned into the first list */
 		if (!sc->inc || strcmp(name, ".") == 0)
-			push_dir(sc, name, root, st.dev);
+			push_dir(sc, name, root, st.dev, 0);
 	} else {
 		f->dir_role = DIR_NO_CONTENT;
 	}
@@ -1229,7 +1253,7 @@ static void queue_dirs(struct flset *set, const struct flist *fl)
 			set->pending = xrealloc(set->pending, set->pending_cap * sizeof(*set->pending));
 		}
 		set->pending[set->npending++] = (struct pdir){
-			xstrdup(f->name), f->root, f->dir_role, f->st.dev, dn
+			xstrdup(f->name), f->root, f->dir_role, f->depth, f->st.dev, dn
 		};
 	}
 	for (size_t i = first, j = set->npending; i + 1 < j; i++, j--) {
@@ -1247,7 +1271,7 @@ static void add_also(struct flset *set, const struct fentry *f)
 		set->also_cap = set->also_cap ? set->also_cap * 2 : 8;
 		set->also = xrealloc(set->also, set->also_cap * sizeof(*set->also));
 	}
-	set->also[set->nalso++] = (struct pdir){ xstrdup(f->name), f->root, f->dir_role, f->st.dev, -1 };
+	set->also[set->nalso++] = (struct pdir){ xstrdup(f->name), f->root, f->dir_role, f->depth, f->st.dev, -1 };
 }
 
 static int cmp_extra(const void *x, const void *y)
@@ -1287,6 +1311,7 @@ static void take_extras(struct flset *set, const struct pdir *d, struct flist *f
 			continue;
 		n = add_entry(fl, f->name, f->root, &f->st, f->link);
 		n->dir_role = f->dir_role;
+		n->depth = f->depth;
 		f->st.mode = 0; /* taken */
 	}
 }
@@ -1314,6 +1339,7 @@ size_t flset_send_first(struct flset *set)
 			struct fentry *x = add_entry(&set->extras, fl->e[i].name, fl->e[i].root,
 						     &fl->e[i].st, fl->e[i].link);
 			x->dir_role = fl->e[i].dir_role;
+			x->depth = fl->e[i].depth;
 		}
 		fl->n = w;
 		if (set->extras.n > 1)
@@ -1361,14 +1387,14 @@ static void send_next(struct flset *set)
 	if (d.dir_role == DIR_CONTENT_TOP || d.dir_role == DIR_CONTENT) {
 		struct scan sc = { .s = s, .fl = fl, .roots = &set->roots, .inc = 1 };
 
-		push_dir(&sc, d.name, d.root, d.dev);
+		push_dir(&sc, d.name, d.root, d.dev, d.depth);
 		/* the same directory name under other roots, if any */
 		for (size_t i = 0; i < set->nalso;) {
 			if (strcmp(set->also[i].name, d.name) != 0) {
 				i++;
 				continue;
 			}
-			push_dir(&sc, set->also[i].name, set->also[i].root, set->also[i].dev);
+			push_dir(&sc, set->also[i].name, set->also[i].root, set->also[i].dev, set->also[i].depth);
 			free(set->also[i].name);
 			set->also[i] = set->also[--set->nalso];
 		}

@@ -42,6 +42,7 @@ struct fentry {
 	uint32_t root;         /* index of the transfer root (module path prefix) */
 	uint8_t dir_role;      /* directories only */
 	uint8_t sent;          /* data sent once: a later request is a redo */
+	uint16_t depth;        /* directories: levels below the source argument's top (filters.h) */
 	struct pr_stat st;
 	char *link;            /* symlink target (with -l), in the arena */
 	unsigned char *sum;    /* -c sum, in the arena */
@@ -75,6 +76,7 @@ struct pdir {
 	char *name;
 	uint32_t root;
 	uint8_t dir_role;
+	uint16_t depth;
 	uint64_t dev;
 	int32_t dir_ndx;
 };

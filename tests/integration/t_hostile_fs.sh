@@ -27,6 +27,14 @@ ln -s ../secret "$M/up_link"
 ln -s file "$M/in_link"
 ln -s "$(printf 'x%.0s' $(seq 1 300))" "$M/long_link"
 mkfifo "$M/fifo"
+# Module "hid": module filters the monitor must enforce on every request.
+H=$TMP/hid
+mkdir -p "$H/secret/inner" "$H/pub/sub"
+for f in top.key secret/s.txt secret/inner/s2 pub/hidden.key pub/ok.txt pub/sub/n.key dironly; do
+	echo "hidden content" > "$H/$f"
+done
+ln -s pub/ok.txt "$H/hlink"
+ln -s ../pub/ok.txt "$H/secret/l"
 # $TMP stays 0700: the monitor reaches the module through the descriptor it
 # opened as root, so the module root's ancestors need not admit "nobody".
 cat > "$TMP/conf" <<CONF
@@ -46,6 +54,9 @@ handshake timeout = 5
 [baduid]
 	path = $M
 	uid = no_such_user_prsyncd
+[hid]
+	path = $H
+	exclude = *.key secret/ hlink dironly/
 CONF
 nobody_uid=$(id -u nobody)
 nobody_gid=$(getent passwd nobody | cut -d: -f4)
@@ -177,6 +188,35 @@ grep -q '^SELECT failed' <<<"$out" && wait_log "$TMP/log" "module nopath: cannot
 out=$(fsclient "fs-hold baduid")
 grep -q '^SELECT failed' <<<"$out" && wait_log "$TMP/log" "module baduid: unknown uid 'no_such_user_prsyncd'" &&
 	pass "unknown module uid refused" || fail "unknown module uid: $out"
+
+# --- module filters: hidden names look absent, whatever the request ---------
+out=$(fsclient fs-hidden)
+WORKERS+=" $(sed -n 's/^SELECTED ppid=[0-9]* pid=//p' <<<"$out")"
+hid() { # hid NAME REGEX
+	if grep -Eq -- "$2" <<<"$out"; then pass "hidden: $1"; else
+		fail "hidden: $1: no line matching '$2'"; grep -E -- "${2%% *}" <<<"$out" | sed 's/^/    /'; fi
+}
+hid "root listing leaves hidden names out" '^LIST  err=0 n=2 names=(dironly,pub|pub,dironly)$'
+grep -Eq '^LIST  .*(top\.key|secret|hlink)' <<<"$out" && fail "hidden: a hidden name was listed" || pass "hidden: no hidden name listed"
+hid "LIST hidden dir"                '^LIST secret err=2 n=0 names=$'
+hid "LIST below hidden dir"          '^LIST secret/inner err=2 n=0 names=$'
+hid "LIST pub without *.key"         '^LIST pub err=0 n=2 names=(ok\.txt|sub|,)*$'
+hid "LIST pub/sub empty"             '^LIST pub/sub err=0 n=0 names=$'
+hid "LIST hidden file"               '^LIST top\.key err=2 n=0 names=$'
+for p in top.key secret/s.txt secret pub/hidden.key pub/sub/n.key hlink; do
+	hid "OPEN $p"                "^OPEN $p err=2 fd=-1 passwd=no"
+	hid "STAT $p"                "^STAT $p follow=0 err=2 mode=0 "
+	hid "STAT follow $p"         "^STAT $p follow=1 err=2 mode=0 "
+done
+hid "STAT below hidden dir"          '^STAT secret/inner follow=0 err=2 mode=0 '
+hid "STAT absent, same answer"       '^STAT nosuch follow=0 err=2 mode=0 '
+hid "OPEN visible file"              '^OPEN pub/ok\.txt err=0 fd=yes'
+hid "a dir-only rule spares a file"  '^OPEN dironly err=0 fd=yes'
+hid "STAT file under dir-only rule"  '^STAT dironly follow=0 err=0 mode=100'
+hid "READLINK hidden link"           '^READLINK hlink err=2 len=0$'
+hid "READLINK below hidden dir"      '^READLINK secret/l err=2 len=0$'
+hid "READLINK visible file: EINVAL"  '^READLINK pub/ok\.txt err=22 len=0$'
+hid "script completed"               '^DONE$'
 
 # --- attacks that pass the validator --------------------------------------
 before=$(wc -l < "$TMP/log")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Requests prsyncd refuses: pushes to a read-only module, unknown options,
-# client filter rules (until the filter issue).  Compression, once refused
+# filter rules prsyncd does not implement.  Compression, once refused
 # here, is accepted now (t_compress.sh tests it).
 # Exit codes and the client's message must match the oracle's.
 . "$(dirname "$0")/../lib.sh"
@@ -40,10 +40,17 @@ rsync_client -a "$TMP/pub/" "rsync://127.0.0.1:$rp/pub/" >/dev/null 2>&1 || rr=$
 out=$(rsync_client -a "$TMP/pub/" "rsync://127.0.0.1:$pp/pub/" 2>&1) || pr=$?
 [ "$rr" = "$pr" ] && grep -q "module is read only" <<<"$out" && pass "push refused (exit $pr)" || fail "push: rsyncd=$rr prsyncd=$pr $out"
 
-# Client filter rules are refused, not ignored (until the filter issue).
+# Client filter rules are applied (t_filters.sh); the one kind prsyncd
+# does not implement, dir-merge rules inside merge files, is refused
+# rather than ignored.
+mkdir -p "$TMP/pub/d" && printf ': .inner\n' > "$TMP/pub/.outer" && echo x > "$TMP/pub/d/.inner"
 pr=0
-out=$(rsync_client -a --exclude='*.txt' "rsync://127.0.0.1:$pp/pub/" "$TMP/p_ex" 2>&1) || pr=$?
+out=$(rsync_client -a --filter=':_.outer' "rsync://127.0.0.1:$pp/pub/" "$TMP/p_ex" 2>&1) || pr=$?
 [ "$pr" != 0 ] && grep -q "not supported" <<<"$out" && [ ! -e "$TMP/p_ex/a.txt" ] &&
-	pass "filter rules refused (exit $pr)" || fail "filter rules: exit $pr $out"
+	pass "nested dir-merge refused (exit $pr)" || fail "nested dir-merge: exit $pr $out"
+pr=0
+out=$(rsync_client -a --exclude='*.txt' "rsync://127.0.0.1:$pp/pub/" "$TMP/p_ex2" 2>&1) || pr=$?
+[ "$pr" = 0 ] && [ ! -e "$TMP/p_ex2/a.txt" ] && [ -e "$TMP/p_ex2/.outer" ] &&
+	pass "client filter applied" || fail "client filter: exit $pr $out"
 grep -q 'killed' "$TMP/p.log" && fail "a worker was killed" || pass "no worker killed"
 finish

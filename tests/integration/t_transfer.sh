@@ -123,8 +123,8 @@ if start_both "$TMP/small.conf"; then
 		pending "link-following requests" "p${P}_L" pull_any "p${P}_L" "$pp -aL" mod/
 		pending "link-following requests" "p${P}_unsafe" pull_any "p${P}_unsafe" "$pp -a --copy-unsafe-links -i" mod/links/
 		pull_both "p${P}_safe"     "$pp -a --safe-links -i" mod/links/
-		pending "filters issue" "p${P}_delafter" pull_both "p${P}_delafter" "$pp -a --delete-after --delete-excluded --exclude=*.md -i" mod/ "$STALE"
-		pending "filters issue" "p${P}_exclude" pull_both "p${P}_exclude"  "$pp -a --exclude=wide/ --exclude=*.bin --include=*/ -i" mod/
+		pull_both "p${P}_delafter" "$pp -a --delete-after --delete-excluded --exclude=*.md -i" mod/ "$STALE"
+		pull_both "p${P}_exclude"  "$pp -a --exclude=wide/ --exclude=*.bin --include=*/ -i" mod/
 		pull_both "p${P}_z"        "$pp -az" mod/
 		pull_both "p${P}_sizeonly" "$pp -a --size-only -i" mod/ "$CSUM"
 	done

@@ -352,6 +352,37 @@ static int fs_script(void)
 	return 0;
 }
 
+/* Module "hid" (module filters): ask for hidden names every way there is.
+ * Each must look absent; what is not hidden must still be served. */
+static int fs_hidden(void)
+{
+	static const char *const opens[] = { "top.key", "secret/s.txt", "secret", "pub/hidden.key",
+					     "pub/sub/n.key", "hlink", "pub/ok.txt", "dironly" };
+	static const char *const stats[] = { "top.key", "secret", "secret/s.txt", "secret/inner",
+					     "pub/hidden.key", "pub/sub/n.key", "hlink", "nosuch", "dironly",
+					     "pub/ok.txt" };
+	static const char *const lists[] = { "", "secret", "secret/inner", "pub", "top.key", "pub/sub" };
+	static const char *const links[] = { "hlink", "secret/l", "pub/ok.txt" };
+	struct pr_msg m;
+
+	if (select_module("hid") < 0)
+		return 1;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		do_list(lists[i]);
+	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++)
+		open_close(opens[i]);
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+		do_stat(stats[i], 0);
+		do_stat(stats[i], PR_STAT_FOLLOW);
+	}
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		do_readlink(links[i]);
+	report("DONE");
+	pr_msg_init(&m, PR_W_EXIT);
+	pr_ipc_send(&ipc, &m, -1);
+	return 0;
+}
+
 /* "bad OP CASE": a request the validator must refuse, after selection. */
 static int fs_bad(const char *op, const char *c)
 {
@@ -499,6 +530,8 @@ int main(void)
 		return fs_bad(op, c);
 	} else if (strcmp(mode, "fs-script") == 0) {
 		return fs_script();
+	} else if (strcmp(mode, "fs-hidden") == 0) {
+		return fs_hidden();
 	} else if (strncmp(mode, "fs-hold", 7) == 0) {
 		/* "fs-hold [MODULE]": selected and confined, the monitor is held
 		 * while the test reads its /proc entry. */

@@ -551,7 +551,6 @@ static void test_security(void)
 	};
 	static const char *const access[] = {
 		"hosts allow", "hosts deny", "auth users", "secrets file",
-		"filter", "exclude", "include", "exclude from", "include from",
 	};
 	char text[256], want[128];
 	size_t i;
@@ -589,6 +588,55 @@ static void test_security(void)
 	/* A negative limit disables the module in rsyncd. */
 	EXPECT_ERR("[m]\npath=/x\nmax connections = -1\n", 3,
 		   "'max connections' is negative");
+}
+
+/* Module filters: checked at load, kept per module, "from" files read
+ * then; merge rules and bad rules refused. */
+static void test_filters(void)
+{
+	char path[] = "/tmp/prsyncd-cfgfilt.XXXXXX", text[512];
+	struct cfg c;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0 && write(fd, "# comment\n- *.key\n+ ok\n\nsecret/\n", 32) == 32);
+	if (fd >= 0)
+		close(fd);
+	snprintf(text, sizeof text, "exclude = *.o\n[m]\npath=/x\nfilter = - *.bin + x\n"
+		 "include = a b\nexclude from = %s\ninclude from = %s\n[n]\npath=/y\n", path, path);
+	EXPECT_OK(text, c);
+	if (c.nmodules == 2) {
+		CHECK(streq(c.modules[0].filt[CFG_F_FILTER], "- *.bin + x"));
+		CHECK(streq(c.modules[0].filt[CFG_F_INCLUDE], "a b"));
+		CHECK(streq(c.modules[0].filt[CFG_F_EXCLUDE], "*.o")); /* the global default */
+		CHECK(c.modules[0].filt[CFG_F_EXCLUDE_FROM] &&
+		      strstr(c.modules[0].filt[CFG_F_EXCLUDE_FROM], "secret/") != NULL);
+		CHECK(streq(c.modules[1].filt[CFG_F_EXCLUDE], "*.o") && c.modules[1].filt[CFG_F_FILTER] == NULL);
+		cfg_free(&c);
+	}
+	unlink(path);
+	EXPECT_ERR("[m]\npath=/x\nexclude from = /nonexistent/prsyncd\n", 3, "'exclude from'");
+	EXPECT_ERR("[m]\npath=/x\nfilter = : .rsync-filter\n", 3, "merge");
+	EXPECT_ERR("[m]\npath=/x\nfilter = merge /etc/x\n", 3, "merge");
+	EXPECT_ERR("[m]\npath=/x\nfilter = Q foo\n", 3, "Unknown filter rule");
+	EXPECT_ERR("[m]\npath=/x\nfilter = -\n", 3, "unexpected end");
+	EXPECT_ERR("[m]\npath=/x\nfilter = -C\n", 3, "not supported");
+	{
+		struct modfilter mf = { 0 };
+		char why[128];
+
+		CHECK(modfilter_add(&mf, CFG_F_FILTER, "- *.key - /sub/deep/ P *.bin", why, sizeof why) == 0);
+		CHECK(mf.n == 3); /* sides do not matter: protect hides too */
+		CHECK(modfilter_add(&mf, CFG_F_EXCLUDE, "secret/ /top", why, sizeof why) == 0);
+		CHECK(modfilter_hides(&mf, "a/b.key", 0) && modfilter_hides(&mf, "a/b.bin", 0) && !modfilter_hides(&mf, "a/b.c", 0));
+		CHECK(modfilter_hides(&mf, "sub/deep", 1) && modfilter_hides(&mf, "sub/deep/x", 0) &&
+		      !modfilter_hides(&mf, "sub/deep", 0) && !modfilter_hides(&mf, "x/sub/deep", 1));
+		CHECK(modfilter_hides(&mf, "secret", 1) && modfilter_hides(&mf, "a/secret/b/c", 0) &&
+		      !modfilter_hides(&mf, "secret", 0));
+		CHECK(modfilter_hides(&mf, "top", 0) && modfilter_hides(&mf, "top/x", 0) &&
+		      !modfilter_hides(&mf, "a/top", 0));
+		CHECK(modfilter_add(&mf, CFG_F_FILTER, "!", why, sizeof why) == 0 && mf.n == 0);
+		modfilter_free(&mf);
+	}
 }
 
 static void test_warnings(void)
@@ -784,6 +832,7 @@ int main(void)
 	test_long_lines();
 	test_many_modules();
 	test_security();
+	test_filters();
 	test_warnings();
 	test_err_buffer();
 	test_prefixes();

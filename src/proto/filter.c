@@ -1,0 +1,324 @@
+/*
+ * Parsing and matching single filter rules; see filter.h.  Written from
+ * the protocol notes and rsync(1), checked against stock behaviour by the
+ * table in tests/unit/test_filter.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "wildmatch.h"
+
+const char pr_cvs_default[] =
+	"RCS SCCS CVS CVS.adm RCSLOG cvslog.* tags TAGS .make.state .nse_depinfo "
+	"*~ #* .#* ,* _$* *$ *.old *.bak *.BAK *.orig *.rej .del-* *.a *.olb *.o "
+	"*.obj *.so *.exe *.Z *.elc *.ln core .svn/ .git/ .hg/ .bzr/";
+
+/* Flags a merge rule or directive passes on to the rules it contains. */
+#define FROM_TEMPLATE (PR_FR_ABS | PR_FR_INCLUDE | PR_FR_DIRONLY | PR_FR_NEGATE | PR_FR_PERISH)
+#define SIDES (PR_FR_SENDER | PR_FR_RECEIVER)
+
+static int is_space(int c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+/* A long rule word ("exclude") ends at a blank, '_', ',' or the end.
+ * Returns the offset of the word's last byte (or of the ','), or 0. */
+static size_t long_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(s, word, n) != 0)
+		return 0;
+	if (is_space((unsigned char)s[n]) || s[n] == '_' || s[n] == '\0')
+		return n - 1;
+	return s[n] == ',' ? n : 0;
+}
+
+static int perr(char *err, size_t errlen, const char *what, const char *rule)
+{
+	snprintf(err, errlen, "%s: %.200s", what, rule);
+	return -1;
+}
+
+/* The rule character of a new-style rule; advances *i past a long word. */
+static int rule_char(const char *s, size_t *i)
+{
+	static const struct { const char *word; char ch; } words[] = {
+		{ "clear", '!' }, { "dir-merge", ':' }, { "exclude", '-' }, { "hide", 'H' },
+		{ "include", '+' }, { "merge", '.' }, { "protect", 'P' }, { "risk", 'R' },
+		{ "show", 'S' },
+	};
+
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+		if (s[0] != words[k].word[0])
+			continue;
+		size_t n = long_word(s, words[k].word);
+		if (n == 0)
+			return 0; /* as rsync: a word's first letter alone is not a rule */
+		*i = n;
+		return words[k].ch;
+	}
+	if (s[1] == ',')
+		*i = 1;
+	return (unsigned char)s[0];
+}
+
+/* Flags for a rule character; -1 if unknown.  *side: the prefix names a side. */
+static int64_t char_flags(int ch, int *side)
+{
+	*side = 0;
+	switch (ch) {
+	case ':': return PR_FR_MERGE | PR_FR_PERDIR;
+	case '.': return PR_FR_MERGE;
+	case '+': return PR_FR_INCLUDE;
+	case '-': return 0;
+	case 'S': *side = 1; return PR_FR_INCLUDE | PR_FR_SENDER;
+	case 'H': *side = 1; return PR_FR_SENDER;
+	case 'R': *side = 1; return PR_FR_INCLUDE | PR_FR_RECEIVER;
+	case 'P': *side = 1; return PR_FR_RECEIVER;
+	case '!': return PR_FR_CLEAR;
+	default: return -1;
+	}
+}
+
+/* One modifier; returns the new flags or -1 if it is not allowed here. */
+static int64_t modifier(int c, uint32_t f, int side)
+{
+	int64_t bad = -1, g = f;
+	int merge = (f & PR_FR_MERGE) != 0;
+
+	switch (c) {
+	case '-': return merge && !(f & PR_FR_NO_PREFIX) ? g | PR_FR_NO_PREFIX : bad;
+	case '+': return merge && !(f & PR_FR_NO_PREFIX) ? g | PR_FR_NO_PREFIX | PR_FR_INCLUDE : bad;
+	case '/': return g | PR_FR_ABS;
+	case '!': return merge ? bad : g | PR_FR_NEGATE;
+	case 'C':
+		if ((f & PR_FR_NO_PREFIX) || side)
+			return bad;
+		return g | PR_FR_NO_PREFIX | PR_FR_WORDS | PR_FR_NO_INHERIT | PR_FR_CVS;
+	case 'e': return merge ? g | PR_FR_EXCL_SELF : bad;
+	case 'n': return merge ? g | PR_FR_NO_INHERIT : bad;
+	case 'p': return g | PR_FR_PERISH;
+	case 'r': return side ? bad : g | PR_FR_RECEIVER;
+	case 's': return side ? bad : g | PR_FR_SENDER;
+	case 'w': return merge ? g | PR_FR_WORDS : bad;
+	case 'x': return g | PR_FR_XATTR;
+	default: return bad;
+	}
+}
+
+int pr_rule_parse(const char **sp, uint32_t tflags, unsigned xflags, struct pr_rule *out,
+		  const char **pat, size_t *patlen, char *err, size_t errlen)
+{
+	const char *s = *sp, *start;
+	uint32_t f = tflags & FROM_TEMPLATE;
+	size_t len;
+
+	memset(out, 0, sizeof(*out));
+	if (tflags & PR_FR_WORDS)
+		while (is_space((unsigned char)*s))
+			s++;
+	start = s;
+	if (*s == '\0') {
+		*sp = s;
+		return 0;
+	}
+	if (tflags & PR_FR_NO_PREFIX) {
+		if (*s == '!' && (tflags & PR_FR_CVS))
+			f |= PR_FR_CLEAR; /* tentative: only a lone "!" clears */
+	} else if (xflags & PR_FX_OLD_PREFIXES) {
+		if ((*s == '-' || *s == '+') && s[1] == ' ') {
+			f = *s == '+' ? f | PR_FR_INCLUDE : f & ~PR_FR_INCLUDE;
+			s += 2;
+		} else if (*s == '!') {
+			f |= PR_FR_CLEAR;
+		}
+	} else {
+		size_t i = 0;
+		int side, ch = rule_char(s, &i);
+		int64_t cf = ch ? char_flags(ch, &side) : -1;
+
+		if (cf < 0)
+			return perr(err, errlen, "Unknown filter rule", start);
+		f |= (uint32_t)cf;
+		s += i;
+		while (ch != '!' && *++s && *s != ' ' && *s != '_') {
+			int64_t nf;
+
+			if ((tflags & PR_FR_WORDS) && is_space((unsigned char)*s)) {
+				s--;
+				break;
+			}
+			if ((nf = modifier((unsigned char)*s, f, side)) < 0)
+				return perr(err, errlen, "invalid modifier in filter rule", start);
+			f = (uint32_t)nf;
+		}
+		if (*s)
+			s++;
+	}
+	if (tflags & SIDES) {
+		if (f & SIDES)
+			return perr(err, errlen, "specified-side merge file contains specified-side filter", start);
+		f |= tflags & SIDES;
+	}
+	if (tflags & PR_FR_WORDS) {
+		len = 0;
+		while (s[len] && !is_space((unsigned char)s[len]))
+			len++;
+	} else {
+		len = strlen(s);
+	}
+	if (f & PR_FR_CLEAR) {
+		if (!(tflags & PR_FR_NO_PREFIX) && !(xflags & PR_FX_OLD_PREFIXES) && len)
+			return perr(err, errlen, "'!' rule has trailing characters", start);
+		if (len > 1)
+			f &= ~PR_FR_CLEAR;
+	} else if (len == 0 && !(f & PR_FR_CVS)) {
+		return perr(err, errlen, "unexpected end of filter rule", start);
+	}
+	out->flags = f;
+	*pat = s;
+	*patlen = len;
+	*sp = s + len;
+	return 1;
+}
+
+int pr_rule_finish(struct pr_rule *r, const char *pat, size_t len, unsigned xflags,
+		   const char *anchor_dir)
+{
+	const char *suffix = "";
+	size_t pre = 0, total;
+	uint32_t slashes = 0;
+	char *p;
+
+	r->pat = NULL;
+	if (len > 1 && pat[len - 1] == '/') {
+		len--;
+		r->flags |= PR_FR_DIRONLY;
+	}
+	for (size_t i = 0; i < len; i++)
+		slashes += pat[i] == '/';
+	if (!(r->flags & (PR_FR_ABS | PR_FR_MERGE)) &&
+	    (((xflags & PR_FX_ABS_IF_SLASH) && slashes) || (anchor_dir && len && pat[0] == '/'))) {
+		r->flags |= PR_FR_ABS;
+		if (anchor_dir && pat[0] == '/' && anchor_dir[0])
+			pre = strlen(anchor_dir) + 1; /* "/dir" before "/pat" */
+	}
+	if ((xflags & PR_FX_DIR2WILD3) && (r->flags & PR_FR_DIRONLY) && !(r->flags & PR_FR_INCLUDE)) {
+		r->flags &= ~PR_FR_DIRONLY;
+		suffix = "/***";
+		slashes++;
+	}
+	total = pre + len + strlen(suffix);
+	if (total > PR_FILT_PAT_MAX || (p = malloc(total + 1)) == NULL)
+		return -1;
+	if (pre) {
+		p[0] = '/';
+		memcpy(p + 1, anchor_dir, pre - 1);
+		for (size_t i = 0; i < pre; i++)
+			slashes += p[i] == '/';
+	}
+	memcpy(p + pre, pat, len);
+	strcpy(p + pre + len, suffix);
+	r->pat = p;
+	r->slash_cnt = slashes;
+	if (strpbrk(p, "*[?")) {
+		const char *w2 = strstr(p, "**");
+
+		r->flags |= PR_FR_WILD;
+		if (w2) {
+			r->flags |= PR_FR_WILD2;
+			if (w2 == p)
+				r->flags |= PR_FR_WILD2_PFX;
+			if (total >= 3 && strcmp(p + total - 3, "***") == 0)
+				r->flags |= PR_FR_WILD3_SFX;
+		}
+	}
+	return 0;
+}
+
+void pr_rule_free(struct pr_rule *r)
+{
+	free(r->pat);
+	r->pat = NULL;
+}
+
+int pr_rule_for_sender(const struct pr_rule *r)
+{
+	return (r->flags & SIDES) != PR_FR_RECEIVER;
+}
+
+/* Start of the last n '/'-separated elements of t, or NULL if fewer. */
+static const char *last_elements(const char *t, size_t len, uint32_t n)
+{
+	for (size_t i = len; i > 0; i--)
+		if (t[i - 1] == '/' && --n == 0)
+			return t + i;
+	return n == 1 ? t : NULL;
+}
+
+int pr_rule_match(const struct pr_rule *r, const char *name, const char *root, int is_dir)
+{
+	char text[2 * 4096 + 8]; /* root + "/" + name + "/" */
+	int hit = (r->flags & PR_FR_NEGATE) ? 0 : 1;
+	const char *pat = r->pat, *t;
+	size_t len = 0, tl;
+	int anchored = 0, n;
+
+	if (name[0] == '/')
+		name++;
+	if (name[0] == '\0' || (r->flags & PR_FR_XATTR) || pat == NULL)
+		return 0;
+	if (r->slash_cnt == 0 && !(r->flags & PR_FR_WILD2)) {
+		const char *base = strrchr(name, '/');
+		n = snprintf(text, sizeof(text), "%s", base ? base + 1 : name);
+	} else if ((r->flags & PR_FR_ABS) && root[0]) {
+		n = snprintf(text, sizeof(text), "%s/%s", root, name);
+	} else {
+		n = snprintf(text, sizeof(text), "%s%s", (r->flags & PR_FR_WILD2_PFX) ? "/" : "", name);
+	}
+	if (n < 0 || (size_t)n >= sizeof(text) - 2)
+		return 0;
+	len = (size_t)n;
+	if (is_dir) {
+		if (r->flags & PR_FR_WILD3_SFX)
+			text[len++] = '/';
+	} else if (r->flags & PR_FR_DIRONLY) {
+		return !hit;
+	}
+	text[len] = '\0';
+	if (*pat == '/') {
+		anchored = 1;
+		pat++;
+	}
+	t = text;
+	if (!anchored && r->slash_cnt && !(r->flags & PR_FR_WILD2)) {
+		if ((t = last_elements(text, len, r->slash_cnt + 1)) == NULL)
+			return !hit;
+		tl = len - (size_t)(t - text);
+		if (r->flags & PR_FR_WILD)
+			return pr_wildmatch(pat, t, tl, PR_WILD_START) ? hit : !hit;
+		return strcmp(t, pat) == 0 ? hit : !hit;
+	}
+	if (!anchored && !(r->flags & PR_FR_WILD2_PFX) && (r->flags & PR_FR_WILD2)) {
+		if (r->flags & PR_FR_WILD)
+			return pr_wildmatch(pat, t, len, PR_WILD_ANY_SLASH) ? hit : !hit;
+	}
+	if (r->flags & PR_FR_WILD)
+		return pr_wildmatch(pat, t, len, PR_WILD_START) ? hit : !hit;
+	if (anchored)
+		return strcmp(t, pat) == 0 ? hit : !hit;
+	tl = strlen(pat);
+	if (tl <= len && strcmp(t + len - tl, pat) == 0 && (tl == len || t[len - tl - 1] == '/'))
+		return hit;
+	return !hit;
+}
+
+int pr_rules_check(const struct pr_rule *rules, size_t n, const char *name, const char *root,
+		   int is_dir)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pr_rule_match(&rules[i], name, root, is_dir))
+			return (rules[i].flags & PR_FR_INCLUDE) ? 1 : -1;
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* Fuzz rule parsing and matching: the input is "RULES\0NAME" (or RULES
+ * alone, matched against a few fixed names).  Any rule text either parses
+ * or is refused; parsed rules match any name in bounded time and memory,
+ * under each parse mode (client list, rsyncd.conf directives, merge-file
+ * templates), and the matcher agrees with itself on a name and on the same
+ * name seen from its transfer root. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "wildmatch.h"
+
+#define MAXIN 8192
+
+static void one_mode(const char *rules, const char *name, uint32_t tflags, unsigned xflags)
+{
+	const char *s = rules;
+	char err[256];
+
+	for (int i = 0; i < 64; i++) {
+		struct pr_rule r;
+		const char *pat;
+		size_t len;
+		int rc = pr_rule_parse(&s, tflags, xflags, &r, &pat, &len, err, sizeof(err));
+
+		if (rc <= 0)
+			break;
+		if (len > PR_FILT_PAT_MAX)
+			continue;
+		if (pr_rule_finish(&r, pat, len, xflags, (tflags & PR_FR_WORDS) ? "sub/dir" : NULL) < 0)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			int a = pr_rule_match(&r, name, "", d);
+			int b = pr_rule_match(&r, name, "", d);
+			if (a != b)
+				abort();
+			(void)pr_rule_match(&r, name, "top/x", d);
+		}
+		pr_rule_free(&r);
+		if (!(tflags & PR_FR_WORDS))
+			break; /* one rule per line */
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char buf[MAXIN + 1];
+	const char *name;
+	size_t rl;
+
+	if (size > MAXIN)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	rl = strlen(buf);
+	name = rl < size ? buf + rl + 1 : "sub/deep/file.c";
+	one_mode(buf, name, 0, 0);
+	one_mode(buf, name, 0, PR_FX_OLD_PREFIXES);
+	one_mode(buf, name, PR_FR_WORDS, PR_FX_ABS_IF_SLASH | PR_FX_DIR2WILD3);
+	one_mode(buf, name, PR_FR_WORDS | PR_FR_INCLUDE, PR_FX_ABS_IF_SLASH | PR_FX_DIR2WILD3 | PR_FX_OLD_PREFIXES);
+	one_mode(buf, name, PR_FR_NO_PREFIX | PR_FR_WORDS | PR_FR_CVS, 0);
+	/* the raw matcher, both anchorings, pattern = rules text */
+	(void)pr_wildmatch(buf, name, strlen(name), PR_WILD_START);
+	(void)pr_wildmatch(buf, name, strlen(name), PR_WILD_ANY_SLASH);
+	return 0;
+}
