@@ -65,8 +65,8 @@ free_port() {
 	$PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 wait_port() { # max ~10 s
-	local i
-	for i in $(seq 1 100); do
+	local _
+	for _ in $(seq 1 100); do
 		$PY -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),0.2).close()' "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -102,7 +102,8 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	make -C "$TOP" -s >"$BD/make.log" 2>&1 || { tail -20 "$BD/make.log"; die "make failed"; }
 fi
 [ -x "$PRSYNCD" ] || die "no $PRSYNCD"
-echo "# work directory $BD ($([ $MOUNTED = 1 ] && echo tmpfs || df --output=fstype "$BD" | tail -n 1))"
+if [ "$MOUNTED" = 1 ]; then fstype=tmpfs; else fstype=$(df --output=fstype "$BD" | tail -n 1); fi
+echo "# work directory $BD ($fstype)"
 stamp="files=$FILES per_dir=$PER_DIR"
 if [ -d "$BD/src" ] && [ "$(cat "$BD/src.stamp" 2>/dev/null)" = "$stamp" ]; then
 	echo "# reusing the tree in $BD/src ($stamp)"

@@ -29,7 +29,7 @@
 # puts anything in $TMP; unmounted on exit after lib.sh's cleanup steps.
 INCREC_MOUNTED=0
 if [ "${INCREC_TMPFS:-1}" = 1 ] && [ "$(id -u)" = 0 ] \
-	&& mount -t tmpfs -o size=${INCREC_TMPFS_SIZE:-6g},mode=0700 tmpfs "$TMP" 2>/dev/null; then
+	&& mount -t tmpfs -o "size=${INCREC_TMPFS_SIZE:-6g},mode=0700" tmpfs "$TMP" 2>/dev/null; then
 	INCREC_MOUNTED=1
 	increc_cleanup() {
 		local p
@@ -55,10 +55,10 @@ INCREC_DIRS=${INCREC_DIRS:-2400}
 # list, section 6.4) has no "receiving flist" line.  So: lists = "done"
 # lines - generator lines; sub-lists = lists - 1 (the first list).
 sublists() {
-	local done gen
-	done=$(grep -c '^recv_file_list done' "$1")
-	gen=$(grep -c '^\[generator\] receiving flist for dir [0-9]' "$1")
-	if [ $((done - gen - 1)) -gt 0 ]; then echo $((done - gen - 1)); else echo 0; fi
+	local ndone ngen
+	ndone=$(grep -c '^recv_file_list done' "$1")
+	ngen=$(grep -c '^\[generator\] receiving flist for dir [0-9]' "$1")
+	if [ $((ndone - ngen - 1)) -gt 0 ]; then echo $((ndone - ngen - 1)); else echo 0; fi
 }
 recvlines() { grep -c '^\[receiver\] receiving flist for dir [0-9]' "$1"; }
 
@@ -96,7 +96,9 @@ inc_proof() {
 	nr=$(sublists "$o.r.out")
 	np=$(sublists "$o.p.out")
 	rm -rf "$rd" "$pd"
-	local info="sub-lists rsyncd=$nr $P_LABEL=$np (rc $rcr/$rcp; [receiver] lines $(recvlines "$o.r.out")/$(recvlines "$o.p.out"))"
+	local info lr lp
+	lr=$(recvlines "$o.r.out"); lp=$(recvlines "$o.p.out")
+	info="sub-lists rsyncd=$nr $P_LABEL=$np (rc $rcr/$rcp; [receiver] lines $lr/$lp)"
 	if [ "$want" = eq ]; then
 		if [ "$np" -eq "$nr" ]; then
 			pass "proof $name: same sub-lists: $info"
@@ -149,7 +151,9 @@ $MKBIG "$SMALL" --files 1200 --dirs 120 >/dev/null || { fail "mkbigtree (small)"
 B_STALE=$TMP/seed_big_stale B_SAME=$TMP/seed_big_same B_EDIT=$TMP/seed_big_edit
 $MKBIG --stale "$BIG" "$B_STALE" >/dev/null || fail "mkbigtree --stale (big)"
 cp -a "$BIG" "$B_SAME" || fail "cp -a big"
-cp -a "$BIG" "$B_EDIT" && $MKBIG --edit "$B_EDIT" >/dev/null || fail "mkbigtree --edit"
+if ! { cp -a "$BIG" "$B_EDIT" && $MKBIG --edit "$B_EDIT" >/dev/null; }; then
+	fail "mkbigtree --edit"
+fi
 S_STALE=$TMP/seed_small_stale S_CSUM=$TMP/seed_small_csum
 $MKBIG --stale "$SMALL" "$S_STALE" >/dev/null || fail "mkbigtree --stale (small)"
 # csum: a full copy where a few files differ in content only (same size,
