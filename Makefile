@@ -101,6 +101,12 @@ build/test/tools/%: tests/tools/%.c $(call TST_OBJ,$(PROTO_SRC)) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON) $(SAN) $(CFLAGS) -o $@ $< $(call TST_OBJ,$(PROTO_SRC) $(GEN_SRC)) $(SLINK) $(PKG_LIBS)
 
+# ctok_scan decodes stock's compressed streams: it needs the worker's decoders.
+CTOK_TST_OBJ = $(call TST_OBJ,src/worker/compress.c $(wildcard src/worker/ctok_*.c))
+build/test/tools/ctok_scan: tests/tools/ctok_scan.c $(CTOK_TST_OBJ) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(COMMON) $(SAN) -Isrc/worker $(CFLAGS) -o $@ $< $(CTOK_TST_OBJ) $(SLINK) $(PKG_LIBS)
+
 test-build: all build/test/prsyncd build/test/prsyncd-worker $(UNIT_BIN) $(TOOL_BIN)
 
 unit: $(UNIT_BIN)

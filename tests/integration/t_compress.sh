@@ -130,6 +130,32 @@ if start_both "$TMP/delta.conf"; then
 	delta "d_zstd_B100000" "--protocol=32 --zc=zstd -B100000 -I" mod/big.txt
 	delta "d_z_l9" "--protocol=31 -z --compress-level=9"
 	delta "d_z_inplace" "--protocol=32 -z --inplace"
+
+	# Our decoders on stock's streams (for uploads later): a batch file
+	# written by the stock client records the stock sender's token stream;
+	# ctok_scan must find one that decodes to the source file.  The zlib
+	# history must use the protocol's piece rule: the other rule fails.
+	scan() { # scan NAME PROTO FORMAT BLOCK [WANT_RC [DECODER_PROTO]]
+		local bt=$TMP/bt_$1 want=${5:-0} rc=0 out
+		rm -rf "$bt" "$bt.batch" "$bt.batch.sh"
+		mkdir -p "$bt" && cp -p "$OLD/big.txt" "$bt/"
+		if ! rsync_client -a --protocol="$2" --compress-choice="$3" -I -B"$4" --no-whole-file \
+			--write-batch="$bt.batch" "rsync://127.0.0.1:$R_PORT/mod/big.txt" "$bt/" >/dev/null 2>&1; then
+			fail "$1: stock client with --write-batch failed"
+			return
+		fi
+		out=$("$TOOLS/ctok_scan" "$bt.batch" "$OLD/big.txt" "$DSRC/big.txt" "$4" "${6:-$2}" "$3") || rc=$?
+		[ "$rc" = "$want" ] && pass "$1: $out" || fail "$1: ctok_scan exit $rc, wanted $want: $out"
+		rm -rf "$bt" "$bt.batch" "$bt.batch.sh"
+	}
+	for c in zlibx zlib zstd lz4; do
+		scan "scan_${c}_B700" 31 "$c" 700
+		scan "scan_${c}_B100000" 31 "$c" 100000
+	done
+	scan "scan_zlib_p30_B100000" 30 zlib 100000
+	scan "scan_zlib_p29_B100000" 29 zlib 100000
+	scan "scan_zlib_p30_as31" 30 zlib 100000 1 31
+	scan "scan_zlib_p31_as30" 31 zlib 100000 1 30
 	stop_both
 fi
 echo "# delta pulls done at $((SECONDS - T0)) s"
