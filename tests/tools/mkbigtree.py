@@ -2,8 +2,8 @@
 """Large trees for the incremental-recursion test and the memory benchmark.
 
   mkbigtree.py DIR [--files N] [--dirs N]
-        the inc-recursion tree (default: 50,000 files in 2,400 directories,
-        ~53,000 entries in all): depth up to 6, varied fan-out (a few wide
+        the inc-recursion tree (default: ~51,000 files in 2,413 directories,
+        ~53,700 entries in all; t_increc.sh uses --files 47000, ~50,700): depth up to 6, varied fan-out (a few wide
         directories, many small ones, chains), empty directories at every
         depth, relative/dangling/directory symlinks, hard-link groups within
         one directory and across directories (so across sub-lists), awkward
