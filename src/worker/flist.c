@@ -100,6 +100,14 @@ static void *arena_alloc(struct flist *fl, size_t n)
 	return c->data + c->used - n;
 }
 
+static void *arena_zalloc_aligned(struct flist *fl, size_t n)
+{
+	unsigned char *p = arena_alloc(fl, n + 7);
+	size_t pad = (8 - ((uintptr_t)p & 7)) & 7;
+
+	return memset(p + pad, 0, n);
+}
+
 static char *arena_strdup(struct flist *fl, const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -127,17 +135,51 @@ static struct fentry *add_entry(struct flist *fl, const char *name, uint32_t roo
 		mon_exit(RERR_MALLOC);
 	}
 	if (fl->n == fl->cap) {
-		fl->cap = fl->cap ? fl->cap * 2 : 1024;
+		fl->cap = fl->cap ? fl->cap * 2 : 32;
 		fl->e = xrealloc(fl->e, fl->cap * sizeof(*fl->e));
 	}
 	f = &fl->e[fl->n++];
 	memset(f, 0, sizeof(*f));
 	f->name = arena_strdup(fl, name);
 	f->root = root;
-	f->st = *st;
-	f->link = link ? arena_strdup(fl, link) : NULL;
+	f->st = (struct fstat){ st->size, st->mtime, st->atime, st->mode, st->uid, st->gid, st->mtime_nsec };
+	if (S_ISDIR(st->mode) || st->nlink > 1 || S_ISCHR(st->mode) || S_ISBLK(st->mode) || link ||
+	    (fl->keep_ino && S_ISREG(st->mode))) {
+		f->x = arena_zalloc_aligned(fl, sizeof(*f->x));
+		f->x->dev = st->dev;
+		f->x->ino = st->ino;
+		f->x->rdev = st->rdev;
+		f->x->nlink = st->nlink;
+		f->x->link = link ? arena_strdup(fl, link) : NULL;
+	}
 	return f;
 }
+
+/* A copy of an entry of another list (names and extras copied too). */
+static struct fentry *copy_entry(struct flist *fl, const struct fentry *src)
+{
+	struct fentry *f;
+
+	if (fl->n == fl->cap) {
+		fl->cap = fl->cap ? fl->cap * 2 : 32;
+		fl->e = xrealloc(fl->e, fl->cap * sizeof(*fl->e));
+	}
+	f = &fl->e[fl->n++];
+	*f = *src;
+	f->name = arena_strdup(fl, src->name);
+	if (src->x) {
+		f->x = arena_zalloc_aligned(fl, sizeof(*f->x));
+		*f->x = *src->x;
+		f->x->link = src->x->link ? arena_strdup(fl, src->x->link) : NULL;
+		f->x->sum = NULL; /* sums are computed when the list is finished */
+	}
+	return f;
+}
+
+static uint64_t fe_dev(const struct fentry *f) { return f->x ? f->x->dev : 0; }
+static uint64_t fe_rdev(const struct fentry *f) { return f->x ? f->x->rdev : 0; }
+static uint32_t fe_nlink(const struct fentry *f) { return f->x ? f->x->nlink : 1; }
+static const char *fe_link(const struct fentry *f) { return f->x ? f->x->link : NULL; }
 
 /* Join module-relative paths: "" + "x" = "x", "a" + "x" = "a/x". */
 static int join(char *out, size_t cap, const char *a, const char *b)
@@ -776,7 +818,11 @@ static void file_sums(struct sess *s, struct flist *fl)
 
 		if (!S_ISREG(f->st.mode))
 			continue;
-		f->sum = memset(arena_alloc(fl, CSUM_MAX_LEN), 0, CSUM_MAX_LEN);
+		if (f->x == NULL) {
+			f->x = arena_zalloc_aligned(fl, sizeof(*f->x));
+			f->x->nlink = 1;
+		}
+		f->x->sum = memset(arena_alloc(fl, CSUM_MAX_LEN), 0, CSUM_MAX_LEN);
 		if (flist_module_path(fl, f, mpath, sizeof(mpath)) < 0 ||
 		    fsc_open(mpath, &fd, &handle, &st) != 0)
 			continue; /* unreadable: an all-zero sum, as stock sends */
@@ -789,7 +835,7 @@ static void file_sums(struct sess *s, struct flist *fl)
 				csum_file_update(&cf, buf, (size_t)n);
 				off += n;
 			}
-			csum_file_final(&cf, f->sum);
+			csum_file_final(&cf, f->x->sum);
 		}
 		fsc_close(fd, handle);
 	}
@@ -911,7 +957,8 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 	size_t l1 = 0, l2, nlen = strlen(f->name);
 	int send_rdev = (o->devices && is_device(mode)) ||
 			(o->specials && is_special(mode) && proto < 31);
-	uint32_t major = major(f->st.rdev), minor = minor(f->st.rdev);
+	uint64_t rdev = fe_rdev(f);
+	uint32_t major = major(rdev), minor = minor(rdev);
 	int abbreviated = 0;
 
 	if (S_ISDIR(mode)) {
@@ -926,7 +973,7 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 		flags |= XMIT_SAME_MODE;
 	if (send_rdev) {
 		if (proto < 28) {
-			if (is_special(mode) || f->st.rdev == pv->rdev)
+			if (is_special(mode) || rdev == pv->rdev)
 				flags |= XMIT_SAME_RDEV_PRE28;
 		} else if (is_special(mode)) {
 			flags |= XMIT_SAME_RDEV_MAJOR;
@@ -964,8 +1011,8 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 		flags |= XMIT_MOD_NSEC;
 	if (o->atimes && !S_ISDIR(mode) && f->st.atime == pv->atime)
 		flags |= XMIT_SAME_ATIME;
-	if (o->hard_links && proto >= 30 && !S_ISDIR(mode) && f->st.nlink > 1) {
-		hl_ref = hl_lookup(&enc->hl, f->st.dev, f->st.ino, fl->ndx_start + (int32_t)idx);
+	if (o->hard_links && proto >= 30 && !S_ISDIR(mode) && fe_nlink(f) > 1) {
+		hl_ref = hl_lookup(&enc->hl, f->x->dev, f->x->ino, fl->ndx_start + (int32_t)idx);
 		hl_first = hl_ref < 0;
 	}
 	if (hl_first || hl_ref >= 0) {
@@ -974,9 +1021,9 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 			flags |= XMIT_HLINK_FIRST;
 		else if (hl_ref >= fl->ndx_start)
 			abbreviated = 1; /* the receiver copies the rest from the same list */
-	} else if (o->hard_links && proto >= 28 && proto < 30 && !S_ISDIR(mode) && f->st.nlink > 1) {
+	} else if (o->hard_links && proto >= 28 && proto < 30 && !S_ISDIR(mode) && fe_nlink(f) > 1) {
 		flags |= XMIT_HLINKED;
-		if (f->st.dev == pv->dev)
+		if (fe_dev(f) == pv->dev)
 			flags |= XMIT_SAME_DEV_PRE30;
 	}
 	while (l1 < nlen && l1 < 255 && f->name[l1] == pv->name[l1])
@@ -1052,8 +1099,8 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 	if (send_rdev) {
 		if (proto < 28) {
 			if (!(flags & XMIT_SAME_RDEV_PRE28))
-				io_write_int32(io, (int32_t)(uint32_t)f->st.rdev);
-			pv->rdev = f->st.rdev;
+				io_write_int32(io, (int32_t)(uint32_t)rdev);
+			pv->rdev = rdev;
 		} else if (is_special(mode)) {
 			if (proto < 30)
 				io_write_byte(io, 0);
@@ -1069,21 +1116,21 @@ static void send_entry(struct sess *s, const struct flist *fl, size_t idx, struc
 			pv->rdev_major = major;
 		}
 	}
-	if (o->links && S_ISLNK(mode) && f->link) {
-		size_t ll = strlen(f->link);
+	if (o->links && S_ISLNK(mode) && fe_link(f)) {
+		size_t ll = strlen(fe_link(f));
 		io_write_varint30(io, (int32_t)ll);
-		io_write(io, f->link, ll);
+		io_write(io, fe_link(f), ll);
 	}
 	if (o->hard_links && proto < 30 &&
 	    (proto == 27 ? S_ISREG(mode) : (flags & XMIT_HLINKED) != 0)) {
 		if (proto == 27 || !(flags & XMIT_SAME_DEV_PRE30))
-			io_write_longint(io, (int64_t)f->st.dev + 1);
-		io_write_longint(io, (int64_t)f->st.ino);
-		pv->dev = f->st.dev;
+			io_write_longint(io, (int64_t)fe_dev(f) + 1);
+		io_write_longint(io, (int64_t)(f->x ? f->x->ino : 0));
+		pv->dev = fe_dev(f);
 	}
 	if (o->always_checksum && (S_ISREG(mode) || proto < 28)) {
 		static const unsigned char zero[CSUM_MAX_LEN];
-		io_write(io, S_ISREG(mode) && f->sum ? f->sum : zero, (size_t)csum_len(s->flist.type));
+		io_write(io, S_ISREG(mode) && f->x && f->x->sum ? f->x->sum : zero, (size_t)csum_len(s->flist.type));
 	}
 }
 
@@ -1205,6 +1252,7 @@ static struct flist *list_new(struct flset *set)
 	if (fl == NULL)
 		mon_exit(RERR_MALLOC);
 	fl->roots = &set->roots;
+	fl->keep_ino = set->s->protocol < 28 && set->s->opt.hard_links;
 	return fl;
 }
 
@@ -1253,7 +1301,7 @@ static void queue_dirs(struct flset *set, const struct flist *fl)
 			set->pending = xrealloc(set->pending, set->pending_cap * sizeof(*set->pending));
 		}
 		set->pending[set->npending++] = (struct pdir){
-			xstrdup(f->name), f->root, f->dir_role, f->depth, f->st.dev, dn
+			xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), dn
 		};
 	}
 	for (size_t i = first, j = set->npending; i + 1 < j; i++, j--) {
@@ -1271,7 +1319,7 @@ static void add_also(struct flset *set, const struct fentry *f)
 		set->also_cap = set->also_cap ? set->also_cap * 2 : 8;
 		set->also = xrealloc(set->also, set->also_cap * sizeof(*set->also));
 	}
-	set->also[set->nalso++] = (struct pdir){ xstrdup(f->name), f->root, f->dir_role, f->depth, f->st.dev, -1 };
+	set->also[set->nalso++] = (struct pdir){ xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), -1 };
 }
 
 static int cmp_extra(const void *x, const void *y)
@@ -1309,9 +1357,8 @@ static void take_extras(struct flset *set, const struct pdir *d, struct flist *f
 			break;
 		if (strchr(f->name + dlen + 1, '/') != NULL || f->st.mode == 0)
 			continue;
-		n = add_entry(fl, f->name, f->root, &f->st, f->link);
-		n->dir_role = f->dir_role;
-		n->depth = f->depth;
+		n = copy_entry(fl, f);
+		n->sent = 0;
 		f->st.mode = 0; /* taken */
 	}
 }
@@ -1336,10 +1383,7 @@ size_t flset_send_first(struct flset *set)
 				fl->e[w++] = fl->e[i];
 				continue;
 			}
-			struct fentry *x = add_entry(&set->extras, fl->e[i].name, fl->e[i].root,
-						     &fl->e[i].st, fl->e[i].link);
-			x->dir_role = fl->e[i].dir_role;
-			x->depth = fl->e[i].depth;
+			(void)copy_entry(&set->extras, &fl->e[i]);
 		}
 		fl->n = w;
 		if (set->extras.n > 1)

@@ -37,16 +37,31 @@
 /* Directory roles that decide the directory flags. */
 enum dir_role { DIR_CONTENT_TOP = 1, DIR_CONTENT = 2, DIR_NO_CONTENT = 3, DIR_IMPLIED = 4 };
 
+/* What every entry keeps of the monitor's pr_stat. */
+struct fstat {
+	uint64_t size;
+	int64_t mtime, atime;
+	uint32_t mode, uid, gid, mtime_nsec;
+};
+
+/* What few entries need (directories, hard-link candidates, devices,
+ * symlinks, -c sums): kept apart so a large list stays small. */
+struct fext {
+	char *link;            /* symlink target */
+	unsigned char *sum;    /* -c sum */
+	uint64_t dev, ino, rdev;
+	uint32_t nlink;
+};
+
 struct fentry {
-	char *name;            /* as the client sees it; "." for a dot-dir (in the list's arena) */
+	char *name;            /* as the client sees it; "." for a dot-dir */
+	struct fext *x;        /* NULL: no link or sum, dev/ino/rdev 0, one link */
+	struct fstat st;
 	uint32_t root;         /* index of the transfer root (module path prefix) */
 	uint8_t dir_role;      /* directories only */
 	uint8_t sent;          /* data sent once: a later request is a redo */
 	uint16_t depth;        /* directories: levels below the source argument's top (filters.h) */
-	struct pr_stat st;
-	char *link;            /* symlink target (with -l), in the arena */
-	unsigned char *sum;    /* -c sum, in the arena */
-};
+};                             /* names and fext live in the list's arena */
 
 /* Transfer roots (module path prefixes), shared by all lists of a session. */
 struct flroots {
@@ -67,6 +82,7 @@ struct flist {
 	struct fentry *e;
 	size_t n, cap;
 	struct arena_chunk *arena;
+	int keep_ino;          /* protocol 27 -H: every regular file carries dev/ino */
 	int32_t ndx_start;     /* file index of e[0] */
 	const struct flroots *roots;
 };

@@ -881,6 +881,8 @@ int options_parse(struct options *o, int protocol, char *const *argv, size_t arg
 	/* Stock's post-parse rules the sender relies on. */
 	if ((o->files_from_socket || o->files_from_path[0]) && !ps->relative_explicit)
 		o->relative = 1;       /* --files-from implies -R unless --no-relative */
+	if ((o->files_from_socket || o->files_from_path[0]) && !o->recursive)
+		o->dirs = 1;           /* ... and -d: listed directories are created, not skipped */
 	if (o->append == 1 && protocol < 30)
 		o->append = 2;         /* old protocols only know append-verify */
 
