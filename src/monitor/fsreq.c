@@ -122,12 +122,13 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	f->ipc = ipc;
 	f->module = mod->name;
 	f->root = -1;
+	f->numeric_ids = mod->numeric_ids >= 0 ? mod->numeric_ids != 0 : mod->use_chroot != 0;
 	if (lookup_id(user, 'u', &f->uid) < 0 || lookup_id(group, mod->gid ? 'g' : 'p', &f->gid) < 0)
 		log_msg(PR_LOG_ERR, "module %s: unknown uid '%s' or gid '%s'", mod->name, user, group);
 	else if ((f->root = open(mod->path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, strerror(errno));
-	else
-		load_ids(f);
+	else if (!f->numeric_ids)
+		load_ids(f); /* numeric ids: nothing to disclose, and no NSS enumeration */
 	return f->root < 0 ? -1 : 0;
 }
 

@@ -29,13 +29,15 @@ struct fsreq {
 	gid_t gid;
 	uint32_t handles[FS_MAX_HANDLES]; /* outstanding OPEN handles; 0 = free */
 	uint32_t last_handle;
-	struct fs_ids users, groups;
+	int numeric_ids;                  /* the module maps no names (rsyncd: chrooted modules) */
+	struct fs_ids users, groups;      /* empty when numeric_ids */
 	struct modfilter hide;            /* the module's filters */
 };
 
 /* Before confinement: resolve the module's uid/gid (name or number; default
- * "nobody" and its primary group), open the root, read the id tables,
- * compile the module's filters.
+ * "nobody" and its primary group), open the root, read the id tables
+ * (unless the module uses numeric ids: then IDNAME knows no name), compile
+ * the module's filters.
  * Returns 0, or -1 after logging why. */
 int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod);
 

@@ -223,7 +223,7 @@ static int h_select(struct session *s, const struct pr_msg *m)
 	out.u.select.status = PR_SELECT_OK;
 	out.u.select.read_only = 1;
 	/* rsyncd sends no user/group names from chroot modules by default */
-	out.u.select.numeric_ids = mod->numeric_ids >= 0 ? (uint32_t)mod->numeric_ids : (uint32_t)(mod->use_chroot != 0);
+	out.u.select.numeric_ids = (uint32_t)s->fs.numeric_ids;
 	if (pr_str_set_name(&out.u.select.module, mod->name) < 0)
 		return -1;
 	if (mod->dont_compress &&

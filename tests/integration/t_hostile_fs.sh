@@ -41,6 +41,7 @@ cat > "$TMP/conf" <<CONF
 handshake timeout = 5
 [pub]
 	path = $M
+	numeric ids = no
 [num]
 	path = $M
 	uid = 1234
@@ -216,6 +217,8 @@ hid "STAT file under dir-only rule"  '^STAT dironly follow=0 err=0 mode=100'
 hid "READLINK hidden link"           '^READLINK hlink err=2 len=0$'
 hid "READLINK below hidden dir"      '^READLINK secret/l err=2 len=0$'
 hid "READLINK visible file: EINVAL"  '^READLINK pub/ok\.txt err=22 len=0$'
+hid "IDNAME on a numeric-ids module" '^IDNAME 1 0 found=0 name=$'
+hid "IDNAME gid, numeric-ids module" '^IDNAME 2 0 found=0 name=$'
 hid "script completed"               '^DONE$'
 
 # --- attacks that pass the validator --------------------------------------

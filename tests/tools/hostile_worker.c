@@ -377,6 +377,9 @@ static int fs_hidden(void)
 	}
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
 		do_readlink(links[i]);
+	/* "hid" uses numeric ids (chroot default): no names to learn */
+	do_idname(PR_ID_USER, 0);
+	do_idname(PR_ID_GROUP, 0);
 	report("DONE");
 	pr_msg_init(&m, PR_W_EXIT);
 	pr_ipc_send(&ipc, &m, -1);
