@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "fuzz_sock.h"
 #include "mon.h"
 
 static jmp_buf back;
@@ -29,20 +30,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct conn c;
 	static struct handshake hs;
 	struct pr_m_init init;
-	int sv[2], rcv = 1 << 20;
+	int sv[2];
 
 	if (size > 100000)
 		return 0;
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+	if (fuzz_client_socket(data, size, sv) < 0)
 		return 0;
-	(void)setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-	(void)setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &rcv, sizeof(rcv));
-	if (size && write(sv[1], data, size) != (ssize_t)size) {
-		close(sv[0]);
-		close(sv[1]);
-		return 0;
-	}
-	shutdown(sv[1], SHUT_WR);
 	memset(&init, 0, sizeof(init));
 	init.handshake_timeout = 5;
 	init.max_protocol = 32;

@@ -9,13 +9,13 @@
  * the client sends.  Every way a session would end (EOF, a bad frame, a
  * fatal error) returns here through mon_exit_hook.
  */
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fuzz_sock.h"
 #include "io.h"
 #include "mon.h"
 
@@ -35,22 +35,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct io io;
 	static char str[4096];
 	static unsigned char raw[300];
-	int sv[2], rcv = 1 << 20;
+	int sv[2];
 	volatile int steps = 0;
 
 	if (size < 2 || size > 100000)
 		return 0;
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+	if (fuzz_client_socket(data + 2, size - 2, sv) < 0)
 		return 0;
-	/* room for everything the worker writes back, so it never blocks */
-	(void)setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-	(void)setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &rcv, sizeof(rcv));
-	if (write(sv[1], data + 2, size - 2) != (ssize_t)(size - 2)) {
-		close(sv[0]);
-		close(sv[1]);
-		return 0;
-	}
-	shutdown(sv[1], SHUT_WR);
 	mon_exit_hook = exit_hook;
 	if (setjmp(back) == 0) {
 		conn_init(&c, sv[0]);
