@@ -5,7 +5,6 @@
  * module listing or selection) ends the run, as does every error: both
  * return here through mon_exit_hook.
  */
-#include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -14,14 +13,6 @@
 #include "daemon.h"
 #include "fuzz_sock.h"
 #include "mon.h"
-
-static jmp_buf back;
-
-static void exit_hook(int code)
-{
-	(void)code;
-	longjmp(back, 1);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	init.handshake_timeout = 5;
 	init.max_protocol = 32;
 	mon_ipc.fd = -1;         /* no monitor: the first request fails */
-	mon_exit_hook = exit_hook;
-	if (setjmp(back) == 0) {
+	mon_exit_hook = fuzz_exit_hook;
+	if (setjmp(fuzz_back) == 0) {
 		conn_init(&c, sv[0]);
 		(void)daemon_handshake(&c, &init, -1, &hs);
 	}

@@ -9,7 +9,6 @@
  * the client sends.  Every way a session would end (EOF, a bad frame, a
  * fatal error) returns here through mon_exit_hook.
  */
-#include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -18,14 +17,6 @@
 #include "fuzz_sock.h"
 #include "io.h"
 #include "mon.h"
-
-static jmp_buf back;
-
-static void exit_hook(int code)
-{
-	(void)code;
-	longjmp(back, 1);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (fuzz_client_socket(data + 2, size - 2, sv) < 0)
 		return 0;
-	mon_exit_hook = exit_hook;
-	if (setjmp(back) == 0) {
+	mon_exit_hook = fuzz_exit_hook;
+	if (setjmp(fuzz_back) == 0) {
 		conn_init(&c, sv[0]);
 		io_init(&io, &c, 27 + data[0] % 6);
 		io_start_mux(&io);
