@@ -268,7 +268,7 @@ static int file_init_md4(struct csum_file *c, const struct csum_params *p, int t
 	return 0;
 }
 
-static int file_init_evp(struct csum_file *c, const struct csum_params *p, int transfer)
+static int file_init_evp(struct csum_file *c, const struct csum_params *p)
 {
 	const EVP_MD *md = evp_for(p->type);
 	EVP_MD_CTX *ctx;
@@ -279,7 +279,6 @@ static int file_init_evp(struct csum_file *c, const struct csum_params *p, int t
 		EVP_MD_CTX_free(ctx);
 		return -1;
 	}
-	(void)transfer;
 	c->evp = ctx;
 	return 0;
 }
@@ -323,7 +322,7 @@ int csum_file_init(struct csum_file *c, const struct csum_params *p, int transfe
 		return file_init_md4(c, p, transfer);
 	case CSUM_MD5:
 	case CSUM_SHA1:
-		return file_init_evp(c, p, transfer);
+		return file_init_evp(c, p);
 	case CSUM_XXH64:
 	case CSUM_XXH3:
 	case CSUM_XXH128:

@@ -356,17 +356,14 @@ void flenc_id_list(struct sess *s, const struct flist *fl, int kind)
 			if (name == NULL)
 				continue;
 			io_write_varint30(io, (int32_t)id);
-			io_write_byte(io, (uint8_t)strlen(name));
-			io_write(io, name, strlen(name));
+			write_name(io, name);
 		}
 	}
 	io_write_varint30(io, 0);
 	if (s->compat_flags & CF_ID0_NAMES) {
 		const char *name = s->numeric_ids ? NULL : fsc_idname(kind, 0);
-		size_t len = name ? strlen(name) : 0;
 
-		io_write_byte(io, (uint8_t)len);
-		io_write(io, name ? name : "", len);
+		write_name(io, name ? name : "");
 	}
 	free(seen);
 }
