@@ -1,6 +1,7 @@
 # prsyncd — plain Makefile, no autotools.
 #
-#   make            release build: build/prsyncd, build/prsyncd-worker
+#   make            release build: build/prsyncd (listener), build/prsyncd-monitor
+#                   (session monitor), build/prsyncd-worker (sandboxed worker)
 #   make test-build sanitizer build with test hooks: build/test/...
 #   make check      everything above, then the whole test suite
 #   make fuzz       libFuzzer targets (clang): build/fuzz/...
@@ -20,18 +21,35 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 WARN   := -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wstrict-prototypes \
           -Wmissing-prototypes -Wno-unused-parameter \
           -Wno-format-truncation
-COMMON := -std=c17 -D_GNU_SOURCE -Isrc/proto -Ibuild/gen $(WARN) $(PKG_CFLAGS) \
+COMMON := -std=c17 -D_GNU_SOURCE -Isrc/proto -Isrc/priv -Ibuild/gen $(WARN) $(PKG_CFLAGS) \
           -DPRSYNCD_VERSION='"$(VERSION)"' -DPRSYNCD_LIBEXEC='"$(LIBEXECDIR)"'
 HARDEN := -O2 -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection \
           -fPIE -fcf-protection
-HLINK  := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
+HLINK  := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack -Wl,--as-needed
 SAN    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
           -fno-sanitize-recover=all -DPRSYNCD_TEST_HOOKS
-SLINK  := -fsanitize=address,undefined
+SLINK  := -fsanitize=address,undefined -Wl,--as-needed
 
-PROTO_SRC   := $(wildcard src/proto/*.c)
+# Each binary links only what it calls (docs/audit-guide.md counts it).
+#   src/proto     shared by all: messages, channel, seccomp loader, filters
+#   src/priv      both privileged processes: config types, log, empty dir
+#   src/listener  the long-lived listener (prsyncd)
+#   src/monitor   the per-connection session monitor (prsyncd-monitor)
+#   src/worker    the sandboxed worker (prsyncd-worker)
+PROTO_MSG   := src/proto/msg.c src/proto/ipc.c src/proto/seccomp_policy.c
+PROTO_FILT  := src/proto/filter.c src/proto/wildmatch.c
+PROTO_WIRE  := src/proto/wire.c
+PROTO_SRC   := $(PROTO_MSG) $(PROTO_FILT) $(PROTO_WIRE)
+PRIV_SRC    := $(wildcard src/priv/*.c)
+LISTENER_SRC := $(wildcard src/listener/*.c)
 MONITOR_SRC := $(wildcard src/monitor/*.c)
 WORKER_SRC  := $(wildcard src/worker/*.c)
+# The listener validates module filter rules at load time (src/priv/modfilter.c).
+LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT)
+# Until sessions receive a configuration snapshot they parse the file too.
+MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) src/listener/config.c $(PROTO_MSG) $(PROTO_FILT) \
+               build/gen/monitor_policy.c build/gen/sanitizer_policy.c
+WORKER_ALL   = $(WORKER_SRC) $(PROTO_SRC) build/gen/worker_policy.c build/gen/sanitizer_policy.c
 POLICIES    := $(wildcard policy/*.policy)
 GEN_SRC     := $(patsubst policy/%.policy,build/gen/%_policy.c,$(POLICIES))
 HDRS        := $(wildcard src/*/*.h) build/gen/policies.h
@@ -40,7 +58,8 @@ REL_OBJ = $(patsubst %.c,build/obj/%.o,$(1))
 TST_OBJ = $(patsubst %.c,build/test/obj/%.o,$(1))
 
 .PHONY: all test-build check fuzz clean install unit
-all: build/prsyncd build/prsyncd-worker
+BINS := prsyncd prsyncd-monitor prsyncd-worker
+all: $(addprefix build/,$(BINS))
 
 # --- generated seccomp tables -------------------------------------------
 build/gen/%_policy.c: policy/%.policy policy/policy2c.awk
@@ -63,10 +82,13 @@ build/obj/build/gen/%.o: build/gen/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON) $(HARDEN) $(CFLAGS) -c $< -o $@
 
-build/prsyncd: $(call REL_OBJ,$(MONITOR_SRC) $(PROTO_SRC) $(GEN_SRC))
+build/prsyncd: $(call REL_OBJ,$(LISTENER_ALL))
 	$(CC) $(HLINK) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-build/prsyncd-worker: $(call REL_OBJ,$(WORKER_SRC) $(PROTO_SRC) $(GEN_SRC))
+build/prsyncd-monitor: $(call REL_OBJ,$(MONITOR_ALL))
+	$(CC) $(HLINK) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/prsyncd-worker: $(call REL_OBJ,$(WORKER_ALL))
 	$(CC) $(HLINK) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # --- sanitizer + test-hook objects ----------------------------------------
@@ -78,21 +100,24 @@ build/test/obj/build/gen/%.o: build/gen/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON) $(SAN) $(CFLAGS) -c $< -o $@
 
-build/test/prsyncd: $(call TST_OBJ,$(MONITOR_SRC) $(PROTO_SRC) $(GEN_SRC))
+build/test/prsyncd: $(call TST_OBJ,$(LISTENER_ALL))
 	$(CC) $(SLINK) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-build/test/prsyncd-worker: $(call TST_OBJ,$(WORKER_SRC) $(PROTO_SRC) $(GEN_SRC))
+build/test/prsyncd-monitor: $(call TST_OBJ,$(MONITOR_ALL))
+	$(CC) $(SLINK) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/test/prsyncd-worker: $(call TST_OBJ,$(WORKER_ALL))
 	$(CC) $(SLINK) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # Unit tests link the module under test (sanitizer objects) with their own main.
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/test/unit/%,$(UNIT_SRC))
 # Every object but the two mains: a unit test may exercise any module.
-UNIT_LIB_OBJ = $(call TST_OBJ,$(filter-out src/monitor/main.c src/worker/main.c,$(MONITOR_SRC) $(WORKER_SRC)) $(PROTO_SRC) $(GEN_SRC))
+UNIT_LIB_OBJ = $(call TST_OBJ,$(filter-out %/main.c,$(LISTENER_SRC) $(MONITOR_SRC) $(WORKER_SRC)) $(PRIV_SRC) $(PROTO_SRC) $(GEN_SRC))
 
 build/test/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(COMMON) $(SAN) -Isrc/monitor -Isrc/worker $(CFLAGS) -o $@ $< $(UNIT_LIB_OBJ) $(SLINK) $(PKG_LIBS)
+	$(CC) $(COMMON) $(SAN) -Isrc/listener -Isrc/monitor -Isrc/worker $(CFLAGS) -o $@ $< $(UNIT_LIB_OBJ) $(SLINK) $(PKG_LIBS)
 
 # Test helper programs (a hostile stand-in for the worker, a raw client).
 TOOL_SRC := $(wildcard tests/tools/*.c)
@@ -107,7 +132,7 @@ build/test/tools/ctok_scan: tests/tools/ctok_scan.c $(CTOK_TST_OBJ) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON) $(SAN) -Isrc/worker $(CFLAGS) -o $@ $< $(CTOK_TST_OBJ) $(SLINK) $(PKG_LIBS)
 
-test-build: all build/test/prsyncd build/test/prsyncd-worker $(UNIT_BIN) $(TOOL_BIN)
+test-build: all $(addprefix build/test/,$(BINS)) $(UNIT_BIN) $(TOOL_BIN)
 
 unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do $$t || exit 1; done
@@ -119,12 +144,11 @@ check: test-build
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 FUZZ_CC  ?= clang
-FUZZ_LIB_SRC = $(PROTO_SRC) $(filter-out src/worker/main.c,$(WORKER_SRC)) \
-               $(filter-out src/monitor/main.c,$(MONITOR_SRC)) $(GEN_SRC)
+FUZZ_LIB_SRC = $(PROTO_SRC) $(PRIV_SRC) $(filter-out %/main.c,$(WORKER_SRC) $(MONITOR_SRC) $(LISTENER_SRC)) $(GEN_SRC)
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -DPRSYNCD_FUZZ -Isrc/proto -Isrc/worker -Isrc/monitor -Ibuild/gen $(PKG_CFLAGS) \
+	  -DPRSYNCD_FUZZ -Isrc/proto -Isrc/priv -Isrc/worker -Isrc/monitor -Isrc/listener -Ibuild/gen $(PKG_CFLAGS) \
 	  -DPRSYNCD_VERSION='"$(VERSION)"' -DPRSYNCD_LIBEXEC='"$(LIBEXECDIR)"' \
 	  -o $@ $< $(FUZZ_LIB_SRC) $(PKG_LIBS)
 fuzz: $(FUZZ_BIN)
@@ -132,6 +156,7 @@ fuzz: $(FUZZ_BIN)
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR)
 	install -m 0755 build/prsyncd $(DESTDIR)$(SBINDIR)/prsyncd
+	install -m 0755 build/prsyncd-monitor $(DESTDIR)$(LIBEXECDIR)/prsyncd-monitor
 	install -m 0755 build/prsyncd-worker $(DESTDIR)$(LIBEXECDIR)/prsyncd-worker
 
 clean:

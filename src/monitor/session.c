@@ -1,5 +1,6 @@
 /*
- * The session monitor: one per connection, re-executed by the listener.
+ * The session monitor (prsyncd-monitor): one per connection, executed by
+ * the listener.
  * It starts the worker, then serves the worker's requests from a dispatch
  * table.  It never reads a byte from the client socket: it hands the socket
  * to the worker and closes its own copy.
@@ -36,7 +37,6 @@
 #include "fds.h"
 #include "fsreq.h"
 #include "ipc.h"
-#include "listener.h"
 #include "log.h"
 #include "policies.h"
 #include "session.h"

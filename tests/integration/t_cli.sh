@@ -72,10 +72,10 @@ if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	chmod 755 "$TMP"
 	mkdir -p "$TMP/nr" && chmod 777 "$TMP/nr"
 	# The checkout may sit in a directory "nobody" cannot enter (a 0700
-	# mktemp clone): then run copies of the two binaries from $TMP.
+	# mktemp clone): then run copies of the three binaries from $TMP.
 	NP=$P
 	if ! setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$(dirname "$P")/prsyncd-worker"; then
-		mkdir -p "$TMP/nrbin" && cp "$P" "$(dirname "$P")/prsyncd-worker" "$TMP/nrbin/" && chmod 755 "$TMP/nrbin"
+		mkdir -p "$TMP/nrbin" && cp "$P" "$(dirname "$P")/prsyncd-monitor" "$(dirname "$P")/prsyncd-worker" "$TMP/nrbin/" && chmod 755 "$TMP/nrbin"
 		NP=$TMP/nrbin/$(basename "$P")
 	fi
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$NP" --no-detach --config="$good" \

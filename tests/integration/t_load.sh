@@ -51,13 +51,13 @@ for i in $(seq 1 10); do grep -q '^pub ' "$TMP/c$i" && okc=$((okc + 1)); done
 
 # Let the last sessions finish and be reaped (bounded).
 for i in $(seq 1 100); do
-	[ "$(pgrep -c -P "$L" -f -- "--session")" = 0 ] && break
+	[ "$(pgrep -c -P "$L" -f -- "^prsyncd-monitor")" = 0 ] && break
 	sleep 0.1
 done
 fds_after=$(ls /proc/$L/fd | wc -l)
 [ "$fds_before" = "$fds_after" ] && pass "listener fds unchanged ($fds_after)" || fail "listener fds $fds_before -> $fds_after"
 zombies=$(ps -o stat= --ppid "$L" | grep -c Z)
 [ "$zombies" = 0 ] && pass "no zombies" || fail "$zombies zombies"
-[ "$(pgrep -c -P "$L" -f -- "--session")" = 0 ] && pass "all sessions ended" || fail "sessions still running"
+[ "$(pgrep -c -P "$L" -f -- "^prsyncd-monitor")" = 0 ] && pass "all sessions ended" || fail "sessions still running"
 grep -q 'killed' "$TMP/log" && fail "a worker was killed under load" || pass "no worker killed under load"
 finish

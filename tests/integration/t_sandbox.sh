@@ -15,7 +15,7 @@ start_prsyncd "$TMP/conf" "$port" "$TMP/log" || fail "prsyncd did not start"
 # wait_port's probe opens a session of its own; let it end first so the
 # worker found below is the held session's.
 for i in $(seq 1 50); do
-	[ "$(pgrep -c -P "$PRSYNCD_PID" -f -- --session)" = 0 ] && break
+	[ "$(pgrep -c -P "$PRSYNCD_PID" -f -- "^prsyncd-monitor")" = 0 ] && break
 	sleep 0.1
 done
 

@@ -15,9 +15,6 @@ struct listener_opts {
 	const char *worker_chroot;/* the chroot every worker uses */
 };
 
-/* Point stdin/stdout (and stderr in release builds) at /dev/null. */
-void null_stdio(void);
-
 /* Bind, detach, accept forever. Returns only on error or SIGTERM/SIGINT. */
 int listener_run(const struct listener_opts *o);
 

@@ -448,16 +448,13 @@ static int read_small_file(const char *path, size_t max, char **out, char *why, 
 	return 0;
 }
 
+#define FREE_STR(f) free(m->f);
+#define FREE_STRV(f, n) for (int i_ = 0; i_ < (n); i_++) free(m->f[i_]);
+#define NOTHING(f)
+
 static void module_free(struct cfg_module *m)
 {
-	free(m->name);
-	free(m->path);
-	free(m->comment);
-	free(m->uid);
-	free(m->gid);
-	free(m->dont_compress);
-	for (int i = 0; i < CFG_F_N; i++)
-		free(m->filt[i]);
+	CFG_MODULE_FIELDS(FREE_STR, NOTHING, FREE_STRV)
 	memset(m, 0, sizeof *m);
 }
 
@@ -467,22 +464,20 @@ static int dup_opt(char **dst, const char *src)
 	return src && !*dst ? -1 : 0;
 }
 
-/* A new module starts as a deep copy of the defaults in effect. */
+/* A new module starts as a deep copy of the defaults in effect (the name
+ * is the caller's to set). */
+#define COPY_STR(f) if (dup_opt(&dst->f, src->f)) bad = 1;
+#define COPY_STRV(f, n) for (int i_ = 0; i_ < (n); i_++) if (dup_opt(&dst->f[i_], src->f[i_])) bad = 1;
+
 static int module_copy(struct cfg_module *dst, const struct cfg_module *src)
 {
+	int bad = 0;
+
 	*dst = *src;
-	dst->name = dst->path = dst->comment = dst->uid = dst->gid = NULL;
-	dst->dont_compress = NULL;
-	for (int i = 0; i < CFG_F_N; i++)
-		if (dup_opt(&dst->filt[i], src->filt[i])) {
-			for (int j = 0; j < i; j++)
-				free(dst->filt[j]);
-			memset(dst->filt, 0, sizeof dst->filt);
-			return -1;
-		}
-	if (dup_opt(&dst->path, src->path) || dup_opt(&dst->comment, src->comment) ||
-	    dup_opt(&dst->uid, src->uid) || dup_opt(&dst->gid, src->gid) ||
-	    dup_opt(&dst->dont_compress, src->dont_compress)) {
+	CFG_MODULE_FIELDS(COPY_STR, NOTHING, COPY_STRV)
+	free(dst->name);
+	dst->name = NULL;
+	if (bad) {
 		module_free(dst);
 		return -1;
 	}
@@ -907,13 +902,9 @@ void cfg_free(struct cfg *c)
 
 	if (!c)
 		return;
-	free(c->address);
-	free(c->pid_file);
-	free(c->log_file);
-	free(c->motd_file);
-	free(c->worker_user);
-	free(c->worker_chroot);
-	free(c->syslog_facility);
+#define FREE_GSTR(f) free(c->f);
+#define FREE_GSTRV(f, n) for (int i_ = 0; i_ < (n); i_++) free(c->f[i_]);
+	CFG_GLOBAL_FIELDS(FREE_GSTR, NOTHING, FREE_GSTRV)
 	for (i = 0; i < c->nmodules; i++)
 		module_free(&c->modules[i]);
 	free(c->modules);

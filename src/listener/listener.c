@@ -1,7 +1,7 @@
 /*
  * The listener: binds, accepts, and for each connection forks and
- * re-executes prsyncd as a session monitor, so every connection starts
- * from a fresh address-space layout.  It never reads from a client; it
+ * executes the session monitor (prsyncd-monitor), so every connection
+ * starts from a fresh address-space layout.  It never reads from a client; it
  * only counts and reaps its children.
  */
 #include <errno.h>
@@ -25,7 +25,7 @@
 #define MAX_LISTEN 8
 #define BACKLOG 64
 
-static char self_exe[4096];
+static char monitor_exe[4096];
 
 static int bind_all(const struct listener_opts *o, int *fds)
 {
@@ -64,23 +64,25 @@ static int bind_all(const struct listener_opts *o, int *fds)
 	return n ? n : -1;
 }
 
-/*
- * Sessions and workers report through the log, never through the
- * listener's terminal.  Test builds keep stderr so that sanitizer reports
- * reach the test output.
- */
-void null_stdio(void)
+/* A helper binary: next to our own executable (a build tree, or a package
+ * that keeps them together), else in the libexec directory. */
+static int find_helper(const char *name, char *out, size_t outlen)
 {
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
 
-	if (fd < 0)
-		return;
-	dup2(fd, 0);
-	dup2(fd, 1);
-#ifndef PRSYNCD_TEST_HOOKS
-	dup2(fd, 2);
-#endif
-	close(fd);
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			snprintf(out, outlen, "%s/%s", self, name);
+			if (access(out, X_OK) == 0)
+				return 0;
+		}
+	}
+	snprintf(out, outlen, "%s/%s", PRSYNCD_LIBEXEC, name);
+	return access(out, X_OK) == 0 ? 0 : -1;
 }
 
 static int start_session(const struct listener_opts *o, int client)
@@ -110,8 +112,7 @@ static int start_session(const struct listener_opts *o, int client)
 	close_range(o->log_fd >= 0 ? PR_FD_LOG + 1 : PR_FD_CLIENT + 1, ~0U, 0);
 	null_stdio();
 	snprintf(cfgarg, sizeof(cfgarg), "--config=%s", o->config_path);
-	argv[a++] = (char *)"prsyncd";
-	argv[a++] = (char *)"--session";
+	argv[a++] = (char *)"prsyncd-monitor";
 	argv[a++] = cfgarg;
 	if (o->log_fd >= 0)
 		argv[a++] = (char *)"--log-fd";
@@ -122,7 +123,7 @@ static int start_session(const struct listener_opts *o, int client)
 	snprintf(chrootarg, sizeof(chrootarg), "--worker-chroot=%s", o->worker_chroot);
 	argv[a++] = chrootarg;
 	argv[a] = NULL;
-	execve(self_exe, argv, envp);
+	execve(monitor_exe, argv, envp);
 	_exit(127);
 }
 
@@ -179,14 +180,11 @@ int listener_run(const struct listener_opts *o)
 	struct pollfd pfd[MAX_LISTEN + 1];
 	int lfd[MAX_LISTEN], nl, sfd, running = 1, children = 0;
 	sigset_t mask;
-	ssize_t n;
 
-	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
-	if (n <= 0) {
-		log_msg(PR_LOG_ERR, "cannot find own executable: %s", strerror(errno));
+	if (find_helper("prsyncd-monitor", monitor_exe, sizeof(monitor_exe)) < 0) {
+		log_msg(PR_LOG_ERR, "cannot find prsyncd-monitor next to prsyncd or in %s", PRSYNCD_LIBEXEC);
 		return 1;
 	}
-	self_exe[n] = '\0';
 	nl = bind_all(o, lfd);
 	if (nl < 0)
 		return 1;

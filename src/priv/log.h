@@ -18,4 +18,7 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
  * worker (or a client through it) cannot forge log lines. */
 void log_sanitize(char *out, size_t outlen, const char *in);
 
+/* Point stdin/stdout (and stderr in release builds) at /dev/null. */
+void null_stdio(void);
+
 #endif

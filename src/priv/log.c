@@ -11,6 +11,7 @@
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -124,4 +125,23 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
 		n = (int)sizeof(line) - 1;
 	/* One write per line: O_APPEND keeps concurrent sessions' lines whole. */
 	(void)!write(log_fd, line, (size_t)n);
+}
+
+/*
+ * Sessions and workers report through the log, never through the
+ * listener's terminal.  Test builds keep stderr so that sanitizer reports
+ * reach the test output.
+ */
+void null_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	dup2(fd, 0);
+	dup2(fd, 1);
+#ifndef PRSYNCD_TEST_HOOKS
+	dup2(fd, 2);
+#endif
+	close(fd);
 }

@@ -1,0 +1,99 @@
+/*
+ * The daemon configuration: rsyncd.conf syntax, read by the privileged side
+ * only.  The listener parses it at start-up (and for --check-config); each
+ * session monitor parses it again, as rsyncd re-reads its file for every
+ * connection.
+ */
+#ifndef PRSYNCD_CONFIG_H
+#define PRSYNCD_CONFIG_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "modfilter.h"
+
+#define CFG_MAX_MODULES 1024
+#define CFG_MAX_LINE 8192        /* a logical line, continuations joined */
+#define CFG_ERR_MAX 512
+
+#define CFG_DONT_COMPRESS_MAX 1024 /* with its NUL; fits struct pr_str_text */
+
+/*
+ * Every field of a module and of the global section, listed once.  The
+ * structs, the parser's copy and free, and the snapshot that carries the
+ * configuration from the listener to each session are all generated from
+ * these lists, so a new directive is one line here plus its row in the
+ * parser's table (config.c).  STR is a string (NULL = unset), INT an int,
+ * STRV a fixed array of strings.
+ */
+#define CFG_MODULE_FIELDS(STR, INT, STRV)                                              \
+	STR(name)          /* section name, as written (rsyncd keeps case) */          \
+	STR(path)          /* required: absolute path of the module root */            \
+	STR(comment)       /* "" when unset */                                          \
+	INT(list)          /* default 1 */                                              \
+	INT(read_only)     /* default 1; 0 is refused until uploads exist */            \
+	INT(write_only)    /* default 0; 1 is refused (nothing to serve) */             \
+	STR(uid)           /* name or number the files are read as; NULL = default */   \
+	STR(gid)           /* likewise; NULL = default */                               \
+	INT(use_chroot)    /* accepted, recorded; confinement is always on */           \
+	INT(numeric_ids)   /* -1 = rsyncd's default: yes for chroot modules */          \
+	STR(dont_compress) /* patterns as written; NULL = unset (the default list) */   \
+	STRV(filt, CFG_F_N) /* filter directives (the "from" ones: the file's          \
+			     * contents, read at load), NULL = unset */                 \
+	INT(line)          /* line of the section header, for messages */
+
+#define CFG_GLOBAL_FIELDS(STR, INT, STRV)                                              \
+	INT(port)              /* default 873 */                                        \
+	STR(address)           /* NULL = all addresses, IPv4 and IPv6 */                \
+	STR(pid_file)          /* NULL = none */                                        \
+	STR(log_file)          /* NULL = syslog */                                      \
+	STR(motd_file)         /* NULL = none */                                        \
+	STR(worker_user)       /* default "nobody" */                                   \
+	STR(worker_chroot)     /* default "/run/prsyncd/empty" */                       \
+	INT(handshake_timeout) /* seconds, default 30, range 1..3600 */                 \
+	STR(syslog_facility)   /* default "daemon" */                                   \
+	INT(reverse_lookup)    /* default 1 */
+
+#define CFG_DECL_STR(f) char *f;
+#define CFG_DECL_INT(f) int f;
+#define CFG_DECL_STRV(f, n) char *f[n];
+
+struct cfg_module {
+	CFG_MODULE_FIELDS(CFG_DECL_STR, CFG_DECL_INT, CFG_DECL_STRV)
+};
+
+struct cfg {
+	CFG_GLOBAL_FIELDS(CFG_DECL_STR, CFG_DECL_INT, CFG_DECL_STRV)
+
+	size_t nmodules;
+	struct cfg_module *modules;
+
+	/* Warnings collected while parsing (directive known to rsyncd, not yet
+	 * implemented here), one "FILE:LINE: message" per entry.  The listener's
+	 * only: sessions never see them. */
+	size_t nwarnings;
+	char **warnings;
+};
+
+/*
+ * Parse a file.  On success returns 0 and fills *out (to be freed with
+ * cfg_free).  On failure returns -1 and writes "FILE:LINE: reason" into err
+ * (errlen bytes).  Failure covers syntax errors, unknown directives, values
+ * out of range, and directives that would weaken security (read only = no,
+ * write only = yes, any *exec hook, a module without path).
+ */
+int cfg_load(const char *file, struct cfg *out, char *err, size_t errlen);
+
+/* Same, from a buffer; `name` is used in messages. */
+int cfg_parse(const char *name, const char *text, size_t len, struct cfg *out,
+	      char *err, size_t errlen);
+
+void cfg_free(struct cfg *c);
+
+/* Find a module by name (exact, case-sensitive, as rsyncd). NULL if none. */
+const struct cfg_module *cfg_find_module(const struct cfg *c, const char *name);
+
+/* Parse a boolean as rsyncd does: yes/no/true/false/1/0, case-insensitive. */
+int cfg_parse_bool(const char *v, int *out);
+
+#endif
