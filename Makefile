@@ -57,7 +57,7 @@ HDRS        := $(wildcard src/*/*.h) build/gen/policies.h
 REL_OBJ = $(patsubst %.c,build/obj/%.o,$(1))
 TST_OBJ = $(patsubst %.c,build/test/obj/%.o,$(1))
 
-.PHONY: all test-build check fuzz clean install unit
+.PHONY: all test-build check fuzz clean install unit tcb
 BINS := prsyncd prsyncd-monitor prsyncd-worker
 all: $(addprefix build/,$(BINS))
 
@@ -152,6 +152,11 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(HDRS)
 	  -DPRSYNCD_VERSION='"$(VERSION)"' -DPRSYNCD_LIBEXEC='"$(LIBEXECDIR)"' \
 	  -o $@ $< $(FUZZ_LIB_SRC) $(PKG_LIBS)
 fuzz: $(FUZZ_BIN)
+
+# The trusted code, counted per privileged binary (scripts/tcb.py).
+tcb: build/gen/policies.h $(GEN_SRC)
+	@python3 scripts/tcb.py --cc "$(CC)" --cflags "$(filter-out -DPRSYNCD_% -Werror,$(COMMON))" \
+	  --bin prsyncd $(LISTENER_ALL) --bin prsyncd-monitor $(MONITOR_ALL)
 
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR)
