@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 		/* an even count leaves both names as they were */
 		if (changes % 2 && renameat2(AT_FDCWD, argv[3], AT_FDCWD, argv[4], RENAME_EXCHANGE) == 0)
 			changes++;
-	} else if (strcmp(argv[1], "mutate") == 0 && argc == 5 + 1) {
+	} else if (strcmp(argv[1], "mutate") == 0 && argc == 5) {
 		long size = atol(argv[4]);
 		char tmp[4096];
 
