@@ -29,13 +29,14 @@ handshake timeout = 2
 	path = $M
 	exclude = *.key secret/
 CONF
+# rsyncd as root drops to nobody in a chroot; started by a user it can do neither.
+if [ "$(id -u)" = 0 ]; then ids=$'\tuid = nobody\n\tgid = nogroup'; else ids=$'\tuse chroot = no'; fi
 cat > "$TMP/r.conf" <<CONF
 pid file = $TMP/rsyncd.pid
 log file = $TMP/rsyncd.log
 [mod]
 	path = $M
-	uid = nobody
-	gid = nogroup
+$ids
 	exclude = *.key secret/
 CONF
 port=$(free_port)
