@@ -120,6 +120,29 @@ done
 pending "issue 14 item 2" "the monitor is killed for forbidden calls before module selection" \
 	one_kill "session monitor" open "#prsyncd-test-monitor-syscall open"
 
+# Any other signal death of a session monitor is reported by the listener too.
+for i in $(seq 1 50); do # earlier sessions gone first, so the one found is ours
+	[ "$(pgrep -c -P "$L" -f '^prsyncd-monitor')" = 0 ] && break
+	sleep 0.1
+done
+rawclient "$port" --send '@RSYNCD: 32.0 md5\n' --hold 3 --timeout 1 >/dev/null &
+holder=$!
+mon=""
+for i in $(seq 1 50); do
+	mon=$(pgrep -P "$L" -f '^prsyncd-monitor' | head -n 1)
+	[ -n "$mon" ] && break
+	sleep 0.1
+done
+if [ -n "$mon" ]; then
+	sleep 0.3
+	kill -TERM "$mon"
+	wait_log "$TMP/log" "session monitor $mon killed by signal 15 " &&
+		pass "listener reports a monitor killed by SIGTERM" || fail "no report of monitor $mon's SIGTERM"
+else
+	fail "no session monitor found to signal"
+fi
+wait "$holder" 2>/dev/null
+
 kill -0 "$L" 2>/dev/null && pass "listener alive after every kill" || fail "listener died"
 sleep 0.5
 zombies=$(ps -o stat= --ppid "$L" | grep -c Z)
