@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Filesystem races while stock clients pull in a loop, against prsyncd and
-# against rsyncd on the same module at the same time:
+# Filesystem races while stock clients pull in a loop, against prsyncd (as
+# root, and started by an ordinary user, whose monitors have neither chroot
+# nor uid drop and rely on openat2 alone) and against rsyncd, on the same
+# module at the same time:
 #   file-link   a file swapped (renameat2 RENAME_EXCHANGE) with a symlink to
 #               a secret outside the module
 #   dir-link    a directory swapped with a symlink to an outside directory
@@ -61,6 +63,20 @@ pport=$(free_port)
 start_prsyncd "$TMP/p.conf" "$pport" "$TMP/log" || fail "prsyncd did not start"
 rport=$(free_port)
 start_rsyncd "$TMP/r.conf" "$rport" || fail "rsyncd did not start"
+# The same daemon started by an ordinary user: its session monitors are
+# neither chrooted nor moved to another uid, so openat2's RESOLVE_BENEATH
+# is all that keeps them in the module (and the secret is readable).
+nport=""
+if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$BIN/prsyncd-worker"; then
+	mkdir -p "$TMP/nr" && chmod 777 "$TMP/nr"
+	nport=$(free_port)
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$PRSYNCD" --no-detach --config="$TMP/p.conf" \
+		--port="$nport" --address=127.0.0.1 --log-file="$TMP/nr/log" 2>"$TMP/nr/stderr" &
+	PIDS+=("$!")
+	wait_port "$nport" || { echo "SKIP: non-root daemon did not start: $(head -c 300 "$TMP/nr/stderr")"; nport=""; }
+else
+	echo "SKIP: races against a non-root daemon (setpriv, or the build is not reachable by nobody)"
+fi
 
 # pull_loop PORT TAG RACER-PID: pull until the racer ends (at most 1000
 # times); one exit code per line in $TMP/rc.TAG, leaks counted in
@@ -96,7 +112,16 @@ race() { # race NAME RACER-ARGS...
 	pl=$!
 	pull_loop "$rport" "r.$name" "$racer" &
 	rl=$!
-	wait "$racer" "$pl" "$rl"
+	local nl=""
+	if [ -n "$nport" ]; then pull_loop "$nport" "n.$name" "$racer" & nl=$!; fi
+	wait "$racer" "$pl" "$rl" $nl
+	if [ -n "$nport" ]; then
+		[ -s "$TMP/leak.n.$name" ] && fail "$name: the secret reached a client of the non-root daemon: $(sort -u "$TMP/leak.n.$name" | head -n 3 | tr '\n' ' ')" ||
+			pass "$name: the secret never reached a client of the non-root daemon ($(wc -l < "$TMP/rc.n.$name") pulls)"
+		bad=$(grep -vxE '0|23|24' "$TMP/rc.n.$name" | sort -u | tr '\n' ' ')
+		[ -z "$bad" ] && pass "$name: non-root daemon exit codes $(codes "$TMP/rc.n.$name")" ||
+			fail "$name: non-root daemon exit codes $(codes "$TMP/rc.n.$name")"
+	fi
 	local n pcodes rcodes bad
 	n=$(wc -l < "$TMP/rc.p.$name")
 	pcodes=$(codes "$TMP/rc.p.$name")
@@ -132,6 +157,13 @@ race hardlink hardlink "$SECS" "$TMP/hsecret" "$R/h"
 
 grep -q "refused path .* escaping module race" "$TMP/log" && pass "escapes refused and logged by the monitor" ||
 	fail "no escape attempt was logged (did a race run?)"
+if [ -n "$nport" ]; then
+	grep -q "refused path .* escaping module race" "$TMP/nr/log" && pass "non-root daemon: escapes refused and logged" ||
+		fail "non-root daemon: no escape attempt logged"
+	grep -Eq 'killed by signal' "$TMP/nr/log" && fail "non-root daemon: a crash: $(grep 'killed by signal' "$TMP/nr/log" | head -n 1)" ||
+		pass "non-root daemon: no process killed by a signal"
+	grep -Eq 'Sanitizer|runtime error' "$TMP/nr/stderr" && fail "non-root daemon: sanitizer report" || pass "non-root daemon: no sanitizer report"
+fi
 if grep -Eq 'Sanitizer|runtime error' "$TMP/log.stderr" 2>/dev/null; then
 	fail "sanitizer report: $(grep -E -m 3 'Sanitizer|runtime error' "$TMP/log.stderr")"
 else
