@@ -55,14 +55,14 @@ declare -A status=(
 
 # run_case POINT:FAULT: one fake monitor, one client; sets RES, COUT, CRC.
 run_case() {
-	local c=$1 p=${1%%:*} port i
+	local c=$1 p=${1%%:*} port
 	port=$(free_port)
 	rm -f "$TMP/ready" "$TMP/res"
 	rm -rf "$TMP/dest"
 	mkdir -p "$TMP/dest"
 	timeout 60 "$FM" "$BIN/prsyncd-worker" "$TMP/empty" "$port" "$TMP/ready" "$c" > "$TMP/res" 2>> "$TMP/fm.stderr" &
 	local fm=$!
-	for i in $(seq 1 100); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
+	for _ in $(seq 1 100); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
 	case $p in
 	init|modlist|modlist_end)
 		COUT=$(rawclient "$port" --send '@RSYNCD: 32.0 md5\n\n' --timeout 10 2>&1); CRC=$?;;

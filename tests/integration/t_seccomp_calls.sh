@@ -66,11 +66,11 @@ new_log() { tail -n +"$(($1 + 1))" "$TMP/log"; }
 
 # one_kill WHO CALL LINE: WHO is "worker" or "session monitor".
 one_kill() {
-	local who=$1 call=$2 line=$3 before try out after i named=""
-	for try in 1 2 3 4 5; do
+	local who=$1 call=$2 line=$3 before out after named=""
+	for _ in 1 2 3 4 5; do
 		before=$(wc -l < "$TMP/log")
 		out=$(timeout 30 python3 "$TMP/endclient.py" "$port" "$line")
-		for i in $(seq 1 50); do
+		for _ in $(seq 1 50); do
 			after=$(new_log "$before")
 			grep -Eq "$who [0-9]+ killed by signal" <<<"$after" && break
 			sleep 0.1
@@ -121,14 +121,14 @@ pending "issue 14 item 2" "the monitor is killed for forbidden calls before modu
 	one_kill "session monitor" open "#prsyncd-test-monitor-syscall open"
 
 # Any other signal death of a session monitor is reported by the listener too.
-for i in $(seq 1 50); do # earlier sessions gone first, so the one found is ours
+for _ in $(seq 1 50); do # earlier sessions gone first, so the one found is ours
 	[ "$(pgrep -c -P "$L" -f '^prsyncd-monitor')" = 0 ] && break
 	sleep 0.1
 done
 rawclient "$port" --send '@RSYNCD: 32.0 md5\n' --hold 3 --timeout 1 >/dev/null &
 holder=$!
 mon=""
-for i in $(seq 1 50); do
+for _ in $(seq 1 50); do
 	mon=$(pgrep -P "$L" -f '^prsyncd-monitor' | head -n 1)
 	[ -n "$mon" ] && break
 	sleep 0.1
