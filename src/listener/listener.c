@@ -21,6 +21,7 @@
 #include "fds.h"
 #include "listener.h"
 #include "log.h"
+#include "reap.h"
 
 #define MAX_LISTEN 8
 #define BACKLOG 64
@@ -208,6 +209,7 @@ int listener_run(const struct listener_opts *o)
 		log_msg(PR_LOG_ERR, "signalfd: %s", strerror(errno));
 		return 1;
 	}
+	reap_watch_start();
 	log_msg(PR_LOG_INFO, "prsyncd version %s starting, listening on port %d", PRSYNCD_VERSION, o->port);
 
 	for (int i = 0; i < nl; i++)
@@ -227,8 +229,13 @@ int listener_run(const struct listener_opts *o)
 				if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
 					running = 0;
 			}
-			while (waitpid(-1, NULL, WNOHANG) > 0)
+			pid_t pid;
+			int status;
+
+			while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 				children--;
+				reap_report(pid, status); /* a monitor killed by a signal */
+			}
 		}
 		for (int i = 0; i < nl && running; i++) {
 			if (!(pfd[i].revents & POLLIN))

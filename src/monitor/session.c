@@ -121,12 +121,32 @@ static int h_ready(struct session *s, const struct pr_msg *m)
 	return 0;
 }
 
+#ifdef PRSYNCD_TEST_HOOKS
+#include "testcall.h"
+/* Test builds only: a worker record "prsyncd-test-syscall NAME" makes the
+ * monitor call NAME, in whatever state it is, to prove its filter kills it
+ * (t_seccomp_calls.sh).  A call that returns ends the session. */
+static int test_syscall_hook(struct session *s, const char *name)
+{
+	long rc;
+
+	log_msg(PR_LOG_INFO, "test hook: the monitor calls %s (%s)", name, s->confined ? "confined" : "not confined");
+	rc = pr_test_syscall(name);
+	log_msg(PR_LOG_ERR, "test hook: the monitor's %s returned %ld", name, rc);
+	return -1;
+}
+#endif
+
 static int h_log(struct session *s, const struct pr_msg *m)
 {
 	char clean[PR_TEXT_MAX * 4 + 1];
 
 	(void)s;
 	log_sanitize(clean, sizeof(clean), m->u.log.text.s);
+#ifdef PRSYNCD_TEST_HOOKS
+	if (strncmp(clean, "prsyncd-test-syscall ", 21) == 0)
+		return test_syscall_hook(s, clean + 21);
+#endif
 	log_msg((enum pr_log_level)m->u.log.level, "%s", clean);
 	return 0;
 }

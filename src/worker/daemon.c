@@ -170,13 +170,36 @@ static void select_module(struct conn *c, const char *name, struct handshake *hs
 
 #ifdef PRSYNCD_TEST_HOOKS
 #include <fcntl.h>
+#include "testcall.h"
 /* Test builds only: prove that the sandbox kills a worker that tries to
- * open a file.  Release builds do not contain this code. */
-static void test_hook(const char *line)
+ * open a file, or makes any of the calls in testcall.h ("#prsyncd-test-
+ * syscall NAME"), and that the confined monitor is killed for them too
+ * ("#prsyncd-test-monitor-syscall NAME [MODULE]": the worker selects
+ * MODULE first, then asks the monitor's test hook to make the call).
+ * Release builds do not contain this code. */
+static void test_hook(struct conn *c, const char *line, struct handshake *hs)
 {
+	char name[32], module[PR_NAME_MAX];
+	struct pr_msg m;
+	int n;
+
 	if (strcmp(line, "#prsyncd-test-open-passwd") == 0) {
 		int fd = open("/etc/passwd", O_RDONLY);
 		mon_log(PR_LOG_ERR, "test hook: open(/etc/passwd) returned %d", fd);
+		mon_exit(99);
+	}
+	if (sscanf(line, "#prsyncd-test-syscall %31s", name) == 1) {
+		long rc = pr_test_syscall(name);
+
+		mon_log(PR_LOG_ERR, "test hook: worker's %s returned %ld", name, rc);
+		mon_exit(99);
+	}
+	n = sscanf(line, "#prsyncd-test-monitor-syscall %31s %255s", name, module);
+	if (n >= 1) {
+		if (n == 2)
+			select_module(c, module, hs);
+		mon_log(PR_LOG_INFO, "prsyncd-test-syscall %s", name);
+		mon_expect(&m, PR_M_SELECT, NULL); /* nothing comes: the monitor ends the session */
 		mon_exit(99);
 	}
 }
@@ -217,7 +240,7 @@ int daemon_handshake(struct conn *c, const struct pr_m_init *init, int motd_fd,
 			hs_fail_io(r);
 	}
 #ifdef PRSYNCD_TEST_HOOKS
-	test_hook(line);
+	test_hook(c, line, hs);
 #endif
 	if (line[0] == '\0' || strcmp(line, "#list") == 0)
 		list_modules(c);

@@ -1,9 +1,12 @@
 /*
- * Which syscall killed a worker?  The kernel writes an audit record for
- * every seccomp kill ("type=1326 ... pid=N ... syscall=M ...") to its log
- * when no audit daemon takes it.  The session monitor opens /dev/kmsg
+ * Which syscall killed a worker, or a session monitor?  The kernel writes
+ * an audit record for every seccomp kill ("type=1326 ... pid=N ...
+ * syscall=M ...") to its log when no audit daemon takes it (rate-limited
+ * like other kernel messages).  The session monitor opens /dev/kmsg
  * positioned at the end before starting the worker, so it only ever reads
- * records written during its own session, and scans them for the pid.
+ * records written during its own session, and scans them for the pid; the
+ * listener opens it at start-up and reads on from where its last lookup
+ * stopped, for the session monitors it reaps (src/listener/reap.c).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,0 +1,12 @@
+#ifndef PRSYNCD_REAP_H
+#define PRSYNCD_REAP_H
+
+#include <sys/types.h>
+
+/* Start watching the kernel log for seccomp kills (call while privileged). */
+void reap_watch_start(void);
+
+/* Log how a reaped session monitor ended, if it died of a signal. */
+void reap_report(pid_t pid, int status);
+
+#endif
