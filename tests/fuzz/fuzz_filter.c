@@ -2,15 +2,19 @@
  * alone, matched against a few fixed names).  Any rule text either parses
  * or is refused; parsed rules match any name in bounded time and memory,
  * under each parse mode (client list, rsyncd.conf directives, merge-file
- * templates), and the matcher agrees with itself on a name and on the same
- * name seen from its transfer root. */
+ * templates).  The compiled matcher must agree with the plain reference
+ * simulator it replaced (tests/unit/wild_ref.inc) on every rule, name and
+ * transfer root, whole or fed in pieces. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "filter.h"
 #include "wildmatch.h"
+
+#include "../unit/wild_ref.inc"
 
 #define MAXIN 8192
 
@@ -32,11 +36,9 @@ static void one_mode(const char *rules, const char *name, uint32_t tflags, unsig
 		if (pr_rule_finish(&r, pat, len, xflags, (tflags & PR_FR_WORDS) ? "sub/dir" : NULL) < 0)
 			continue;
 		for (int d = 0; d < 2; d++) {
-			int a = pr_rule_match(&r, name, "", d);
-			int b = pr_rule_match(&r, name, "", d);
-			if (a != b)
+			if (pr_rule_match(&r, name, "", d) != ref_rule_match(&r, name, "", d) ||
+			    pr_rule_match(&r, name, "top/x", d) != ref_rule_match(&r, name, "top/x", d))
 				abort();
-			(void)pr_rule_match(&r, name, "top/x", d);
 		}
 		pr_rule_free(&r);
 		if (!(tflags & PR_FR_WORDS))
@@ -62,8 +64,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	one_mode(buf, name, PR_FR_WORDS, PR_FX_ABS_IF_SLASH | PR_FX_DIR2WILD3);
 	one_mode(buf, name, PR_FR_WORDS | PR_FR_INCLUDE, PR_FX_ABS_IF_SLASH | PR_FX_DIR2WILD3 | PR_FX_OLD_PREFIXES);
 	one_mode(buf, name, PR_FR_NO_PREFIX | PR_FR_WORDS | PR_FR_CVS, 0);
-	/* the raw matcher, both anchorings, pattern = rules text */
-	(void)pr_wildmatch(buf, name, strlen(name), PR_WILD_START);
-	(void)pr_wildmatch(buf, name, strlen(name), PR_WILD_ANY_SLASH);
+	/* the raw matcher, both anchorings, pattern = rules text: whole, and
+	 * fed in two pieces cut where the name's first '/' is */
+	{
+		size_t nl = strlen(name), cut = strcspn(name, "/");
+		struct pr_wild *w = pr_wild_compile(buf, PR_WILD_STREAM);
+		uint64_t *st = w ? malloc(pr_wild_words(w) * sizeof(uint64_t)) : NULL;
+
+		for (int where = 0; where < 2 && st; where++) {
+			int want = ref_wildmatch(buf, name, nl, (enum pr_wild_where)where);
+			int alive;
+
+			if (pr_wildmatch(buf, name, nl, (enum pr_wild_where)where) != want ||
+			    pr_wild_match(w, name, nl, (enum pr_wild_where)where) != want)
+				abort();
+			pr_wild_begin(w, st);
+			alive = pr_wild_feed(w, st, name, cut, (enum pr_wild_where)where) &&
+				pr_wild_feed(w, st, name + cut, nl - cut, (enum pr_wild_where)where);
+			if ((alive && pr_wild_accepts(w, st)) != want)
+				abort();
+		}
+		free(st);
+		pr_wild_free(w);
+	}
 	return 0;
 }
