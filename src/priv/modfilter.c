@@ -187,15 +187,16 @@ void modfilter_free(struct modfilter *mf)
 
 int mfw_init(struct mf_walk *w, const struct modfilter *mf)
 {
-	size_t n = mf->n ? mf->n : 1;
-
 	memset(w, 0, sizeof(*w));
 	w->mf = mf;
+	w->next_id = 1;
+	if (mf->n == 0)
+		return 0; /* nothing to judge, nothing to allocate */
 	w->st = calloc(mf->words ? mf->words : 1, sizeof(uint64_t));
 	w->tmp = calloc(2 * (mf->maxw ? mf->maxw : 1), sizeof(uint64_t));
-	w->fed_id = calloc(n, sizeof(uint32_t));
-	w->fed = calloc(n, sizeof(uint16_t));
-	w->dead = calloc(n, 1);
+	w->fed_id = calloc(mf->n, sizeof(uint32_t));
+	w->fed = calloc(mf->n, sizeof(uint16_t));
+	w->dead = calloc(mf->n, 1);
 	if (w->st == NULL || w->tmp == NULL || w->fed_id == NULL || w->fed == NULL || w->dead == NULL) {
 		mfw_free(w);
 		return -1;
@@ -203,7 +204,6 @@ int mfw_init(struct mf_walk *w, const struct modfilter *mf)
 	for (size_t i = 0; i < mf->n; i++)
 		if (mf->m[i].mode == MF_M_STREAM)
 			w->fed[i] = UINT16_MAX; /* not begun */
-	w->next_id = 1;
 	return 0;
 }
 

@@ -89,7 +89,7 @@ struct mf_walk {
 	uint64_t steps;        /* work done, in matcher word steps and rule visits */
 };
 
-/* Set up a walk for mf (which must outlive it), at the module root.
+/* Set up a walk for mf (which must outlive it and not change), at the root.
  * Returns 0, or -1 if memory is short. */
 int mfw_init(struct mf_walk *w, const struct modfilter *mf);
 void mfw_free(struct mf_walk *w);

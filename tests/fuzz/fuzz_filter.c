@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "modfilter.h"
 #include "wildmatch.h"
 
 #include "../unit/wild_ref.inc"
@@ -46,6 +47,51 @@ static void one_mode(const char *rules, const char *name, uint32_t tflags, unsig
 	}
 }
 
+/* A module path as the monitor sees them: components of 1..255 bytes. */
+static int module_path(const char *p)
+{
+	size_t n = 0;
+
+	if (*p == '\0' || strlen(p) > MF_PATH_MAX)
+		return 0;
+	for (; *p; p++) {
+		if (*p != '/')
+			n++;
+		else if (n == 0)
+			return 0;
+		else
+			n = 0;
+		if (n > 255)
+			return 0;
+	}
+	return n > 0;
+}
+
+/* The rules as module directives: the walk that judges one component at
+ * a time agrees with the prefix-by-prefix reference. */
+static void module_rules(const char *rules, const char *name)
+{
+	static const enum cfg_filt kinds[] = { CFG_F_FILTER, CFG_F_EXCLUDE, CFG_F_INCLUDE };
+	static struct mf_walk w;
+	char why[256];
+
+	if (!module_path(name))
+		return;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct modfilter mf = { 0 };
+		unsigned v;
+
+		if (modfilter_add(&mf, kinds[k], rules, why, sizeof(why)) == 0 && mfw_init(&w, &mf) == 0) {
+			v = mfw_walk_path(&w, name, MF_BOTH);
+			for (int d = 0; d < 2; d++)
+				if (((v & MF_PREFIX) || (v & (d ? MF_DIR : MF_OTHER))) != ref_hides(mf.r, mf.n, name, d))
+					abort();
+			mfw_free(&w);
+		}
+		modfilter_free(&mf);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -64,6 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	one_mode(buf, name, PR_FR_WORDS, PR_FX_ABS_IF_SLASH | PR_FX_DIR2WILD3);
 	one_mode(buf, name, PR_FR_WORDS | PR_FR_INCLUDE, PR_FX_ABS_IF_SLASH | PR_FX_DIR2WILD3 | PR_FX_OLD_PREFIXES);
 	one_mode(buf, name, PR_FR_NO_PREFIX | PR_FR_WORDS | PR_FR_CVS, 0);
+	module_rules(buf, name);
 	/* the raw matcher, both anchorings, pattern = rules text: whole, and
 	 * fed in two pieces cut where the name's first '/' is */
 	{
