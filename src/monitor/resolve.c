@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -104,12 +105,38 @@ static int splice_target(struct walk *k, const char *target, size_t n)
 	return 0;
 }
 
+#ifdef PRSYNCD_TEST_HOOKS
+/* Test builds: a link named HOLD_NAME is held, looked up but not yet read,
+ * until the worker sends its next request (at most 10 s); the log line
+ * tells the test it may swap the link now (t_hostile_fs.sh, "fs-swap-mid"). */
+#define HOLD_NAME "prsyncd-test-hold"
+static void test_hold(struct fsreq *f, const char *name)
+{
+	struct pollfd p = { .fd = f->ipc->fd, .events = POLLIN };
+
+	if (strcmp(name, HOLD_NAME) == 0) {
+		log_msg(PR_LOG_DEBUG, "test hook: holding link " HOLD_NAME " until the next request");
+		(void)poll(&p, 1, 10000);
+	}
+}
+#else
+static void test_hold(struct fsreq *f, const char *name)
+{
+	(void)f;
+	(void)name;
+}
+#endif
+
 /* Read the link held by fd and splice its target in; fd is closed. */
-static int follow_link(struct fsreq *f, const char *path, struct walk *k, int fd)
+static int follow_link(struct fsreq *f, const char *path, struct walk *k, int fd, const char *name)
 {
 	char target[PR_RELPATH_MAX];
-	ssize_t n = readlinkat(fd, "", target, sizeof(target));
-	int e = errno;
+	ssize_t n;
+	int e;
+
+	test_hold(f, name);
+	n = readlinkat(fd, "", target, sizeof(target));
+	e = errno;
 
 	close(fd);
 	if (++k->links > RES_LINKS_MAX)
@@ -225,7 +252,7 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			break;
 		}
 		if (S_ISLNK(o->st.st_mode) && (!last || trail || how->follow)) {
-			if ((e = follow_link(f, path, &k, fd)) != 0)
+			if ((e = follow_link(f, path, &k, fd, o->name)) != 0)
 				break;
 			continue;
 		}
