@@ -194,7 +194,7 @@ int mfw_init(struct mf_walk *w, const struct modfilter *mf)
 		return 0; /* nothing to judge, nothing to allocate */
 	w->st = calloc(mf->words ? mf->words : 1, sizeof(uint64_t));
 	w->tmp = calloc(2 * (mf->maxw ? mf->maxw : 1), sizeof(uint64_t));
-	w->fed_id = calloc(mf->n, sizeof(uint32_t));
+	w->fed_id = calloc(mf->n, sizeof(uint64_t));
 	w->fed = calloc(mf->n, sizeof(uint16_t));
 	w->dead = calloc(mf->n, 1);
 	if (w->st == NULL || w->tmp == NULL || w->fed_id == NULL || w->fed == NULL || w->dead == NULL) {
@@ -242,8 +242,6 @@ int mfw_push(struct mf_walk *w, const char *name, size_t len)
 	w->depth++;
 	w->start[w->depth] = (uint16_t)at;
 	w->id[w->depth] = w->next_id++;
-	if (w->next_id == 0)
-		w->next_id = 1; /* 0 means "the root" */
 	return 0;
 }
 

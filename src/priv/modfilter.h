@@ -78,12 +78,12 @@ struct mf_walk {
 	const struct modfilter *mf;
 	uint64_t *st;          /* carried states, mf->words */
 	uint64_t *tmp;         /* scratch, 2 x mf->maxw */
-	uint32_t *fed_id;      /* per rule: the push its state has reached */
+	uint64_t *fed_id;      /* per rule: the push its state has reached */
 	uint16_t *fed;         /* per rule: how many components its state holds */
 	uint8_t *dead;         /* per rule: nothing below can match any more */
 	size_t depth, len;
-	uint32_t next_id;
-	uint32_t id[MF_DEPTH_MAX + 1];     /* the push that made each component */
+	uint64_t next_id;      /* 64 bits: never wraps, so an id is never reused */
+	uint64_t id[MF_DEPTH_MAX + 1];     /* the push that made each component */
 	uint16_t start[MF_DEPTH_MAX + 1];  /* where each component starts in path */
 	char path[MF_PATH_MAX + 1];
 	uint64_t steps;        /* work done, in matcher word steps and rule visits */
