@@ -4,18 +4,20 @@
  *
  * Paths arrive checked by the shared validator (pr_relpath_ok): relative,
  * no "." / ".." / empty components.  That is not what keeps them inside the
- * module: every path is resolved by the kernel with openat2() beneath the
- * root descriptor (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), and the last
- * component is never followed (O_NOFOLLOW), except STAT with PR_STAT_FOLLOW,
- * whose links are still resolved beneath the root.  A symlink that points
- * out, absolutely or by "..", fails with EXDEV (or ELOOP), whenever it was
- * put there.  Directory entries are read with fstatat/readlinkat on a single
- * name relative to the open directory, which cannot leave it either.
+ * module: every path is resolved by resolve() (resolve.c) beneath the root
+ * descriptor, by the kernel when no symlink is in the way, else by a walk
+ * from held descriptors that reads each link itself and refuses absolute
+ * targets and ".." above the root, whenever they were put there.  The last
+ * component is not followed, except for STAT with PR_STAT_FOLLOW.  Directory
+ * entries are read with fstatat/readlinkat on a single name relative to the
+ * open directory, which cannot leave it either.
  *
- * The module's filters are enforced here, by name, as rsyncd applies them:
- * a hidden path, or anything below a hidden directory, is answered with
- * ENOENT before the filesystem is touched, and LIST leaves hidden entries
- * out, so a worker can neither read a hidden file nor learn it exists.
+ * The module's filters are enforced on the paths resolve() really walks and
+ * on the names requests give: a hidden path, anything below a hidden
+ * directory, anything reached through a link into one, is answered with
+ * ENOENT (before the filesystem is touched where the name alone decides),
+ * and LIST leaves hidden entries out, so a worker can neither read a hidden
+ * file nor learn it exists.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,9 +34,9 @@
 
 #include "fsreq.h"
 #include "log.h"
+#include "resolve.h"
 
 #define LIST_MAX_READS 65536 /* getdents64 calls per listing (32 KiB each) */
-#define OPEN_RETRIES 3       /* openat2 EAGAIN: a rename raced a ".." lookup */
 
 static int send_msg(struct fsreq *f, struct pr_msg *m, int fd)
 {
@@ -97,7 +99,8 @@ static void load_ids(struct fsreq *f)
 	endgrent();
 }
 
-/* The module's filter directives, in rsyncd's order, as one list. */
+/* The module's filter directives, in rsyncd's order, as one list, and the
+ * two walks that judge paths with it (the request's name, the real path). */
 static int load_filters(struct fsreq *f, const struct cfg_module *mod)
 {
 	char why[256];
@@ -107,6 +110,10 @@ static int load_filters(struct fsreq *f, const struct cfg_module *mod)
 			log_msg(PR_LOG_ERR, "module %s: filters: %s", mod->name, why);
 			return -1;
 		}
+	}
+	if (mfw_init(&f->byname, &f->hide) < 0 || mfw_init(&f->canon, &f->hide) < 0) {
+		log_msg(PR_LOG_ERR, "module %s: filters: out of memory", mod->name);
+		return -1;
 	}
 	return 0;
 }
@@ -130,29 +137,6 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	else if (!f->numeric_ids)
 		load_ids(f); /* numeric ids: nothing to disclose, and no NSS enumeration */
 	return f->root < 0 ? -1 : 0;
-}
-
-/* --- path resolution -------------------------------------------------------- */
-
-/* Open a module path ("" is the root itself) without ever leaving the module. */
-static int open_beneath(struct fsreq *f, const char *path, uint64_t flags)
-{
-	struct open_how how = { .flags = flags | O_CLOEXEC,
-				.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
-	char clean[PR_RELPATH_MAX * 4 + 1];
-	long fd;
-	int e, tries = 0;
-
-	do
-		fd = syscall(SYS_openat2, f->root, path[0] ? path : ".", &how, sizeof(how));
-	while (fd < 0 && errno == EAGAIN && ++tries < OPEN_RETRIES);
-	if (fd < 0 && (errno == EXDEV || errno == ELOOP)) {
-		e = errno;
-		log_sanitize(clean, sizeof(clean), path);
-		log_msg(PR_LOG_WARNING, "refused path '%s' escaping module %s: %s", clean, f->module, strerror(e));
-		errno = e;
-	}
-	return (int)fd;
 }
 
 static struct pr_stat to_pr_stat(const struct stat *st)
@@ -185,38 +169,43 @@ static uint32_t read_link(int dirfd, const char *name, char *buf, size_t *inl)
 
 /* --- module filters ---------------------------------------------------------- */
 
-/* Hidden whatever its type: for answers given without knowing it. */
-static int hidden_any(const struct fsreq *f, const char *path)
+/* Is entry `name` of the directory resolve() reached hidden, as type?
+ * (MF_BOTH: its type is unknown; hidden if either hides.)  Judged on the
+ * request's spelling and, if links were followed, on the real path. */
+static int entry_hidden(struct fsreq *f, const struct res *r, const char *name, size_t len, unsigned type)
 {
-	return modfilter_hides(&f->hide, path, 0) || modfilter_hides(&f->hide, path, 1);
-}
-
-/* The errno to answer for a failed request: ENOENT if the path is hidden
- * (as either type), so an error cannot tell a hidden name exists. */
-static int err_for(const struct fsreq *f, const char *path, int err)
-{
-	return hidden_any(f, path) ? ENOENT : err;
-}
-
-/* Below a hidden directory (the path's own name not considered). */
-static int under_hidden(const struct fsreq *f, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char parent[PR_RELPATH_MAX];
-
-	if (slash == NULL || f->hide.n == 0)
+	if (f->hide.n == 0)
 		return 0;
-	memcpy(parent, path, (size_t)(slash - path));
-	parent[slash - path] = '\0';
-	return modfilter_hides(&f->hide, parent, 1);
+	return mfw_judge(&f->byname, name, len, type) || (r->walked && mfw_judge(&f->canon, name, len, type));
 }
+
+#ifdef PRSYNCD_TEST_HOOKS
+/* Test builds: the filter work of each request that did any, and the
+ * session's total, for the tests that bound it (t_hostile_fs.sh). */
+static void account(struct fsreq *f, const char *what, const char *path)
+{
+	uint64_t now = f->byname.steps + f->canon.steps;
+
+	if (now != f->steps) {
+		log_msg(PR_LOG_DEBUG, "filter work: %s of %zu bytes: %llu steps, session %llu", what, strlen(path),
+			(unsigned long long)(now - f->steps), (unsigned long long)now);
+		f->steps = now;
+	}
+}
+#else
+static void account(struct fsreq *f, const char *what, const char *path)
+{
+	(void)f;
+	(void)what;
+	(void)path;
+}
+#endif
 
 /* --- handlers ---------------------------------------------------------------- */
 
 /* Add one entry of an open directory to out; send out first if it is full. */
-static int list_entry(struct fsreq *f, struct pr_msg *out, int dir, const char *dpath, const char *name)
+static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, const char *name)
 {
-	char mpath[PR_RELPATH_MAX + 256];
 	char target[PR_RELPATH_MAX];
 	struct stat st;
 	struct pr_stat ps = { 0 };
@@ -226,17 +215,14 @@ static int list_entry(struct fsreq *f, struct pr_msg *out, int dir, const char *
 
 	if (len > 255 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return 0;
-	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(r->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		err = errno;
 	else
 		ps = to_pr_stat(&st);
-	if (f->hide.n > 0) {
-		snprintf(mpath, sizeof(mpath), "%s%s%s", dpath, dpath[0] ? "/" : "", name);
-		if (err ? hidden_any(f, mpath) : modfilter_hides(&f->hide, mpath, S_ISDIR(st.st_mode)))
-			return 0; /* hidden: as if absent */
-	}
+	if (entry_hidden(f, r, name, len, err ? MF_BOTH : S_ISDIR(st.st_mode) ? MF_DIR : MF_OTHER))
+		return 0; /* hidden: as if absent */
 	if (err == 0 && S_ISLNK(st.st_mode))
-		ls = read_link(dir, name, target, &tlen);
+		ls = read_link(r->fd, name, target, &tlen);
 	if (pr_list_add(&out->u.list, &ps, err, name, len, ls, target, tlen) == 0)
 		return 0;
 	if (send_msg(f, out, -1) < 0)
@@ -247,17 +233,17 @@ static int list_entry(struct fsreq *f, struct pr_msg *out, int dir, const char *
 
 int fs_list(struct fsreq *f, const struct pr_msg *m)
 {
+	static const struct res_how how = { .oflags = O_RDONLY | O_DIRECTORY, .need = S_IFDIR, .serves = MF_DIR };
 	_Alignas(struct dirent64) char buf[32768];
 	struct pr_msg out;
+	struct res r;
 	const char *path = m->u.path.path.s;
-	int hidden = modfilter_hides(&f->hide, path, 1);
-	int dir = hidden ? -1 : open_beneath(f, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-	int err = hidden ? ENOENT : dir < 0 ? err_for(f, path, errno) : 0, rc = 0;
+	int err = resolve(f, path, &how, &r), rc = 0;
 	long n = 0;
 
 	pr_msg_init(&out, PR_M_LIST);
-	for (int i = 0; dir >= 0 && rc == 0 && i < LIST_MAX_READS; i++) {
-		n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+	for (int i = 0; err == 0 && rc == 0 && i < LIST_MAX_READS; i++) {
+		n = syscall(SYS_getdents64, r.fd, buf, sizeof(buf));
 		if (n <= 0) {
 			err = n < 0 ? errno : 0;
 			break;
@@ -268,13 +254,14 @@ int fs_list(struct fsreq *f, const struct pr_msg *m)
 			if (d->d_reclen == 0)
 				break;
 			off += d->d_reclen;
-			rc = list_entry(f, &out, dir, path, d->d_name);
+			rc = list_entry(f, &r, &out, d->d_name);
 		}
 	}
 	if (n > 0 && rc == 0)
 		err = EOVERFLOW; /* a directory beyond the bound */
-	if (dir >= 0)
-		close(dir);
+	if (r.fd >= 0)
+		close(r.fd);
+	account(f, "LIST", path);
 	if (rc < 0 || (out.u.list.count > 0 && send_msg(f, &out, -1) < 0))
 		return -1;
 	pr_msg_init(&out, PR_M_LIST_END);
@@ -284,62 +271,53 @@ int fs_list(struct fsreq *f, const struct pr_msg *m)
 
 int fs_stat(struct fsreq *f, const struct pr_msg *m)
 {
+	struct res_how how = { .oflags = O_PATH, .serves = MF_BOTH,
+			       .follow = (m->u.stat.flags & PR_STAT_FOLLOW) != 0 };
 	char target[PR_RELPATH_MAX];
 	struct pr_msg out;
-	struct stat st;
+	struct res r;
 	size_t inl = 0;
 	const char *path = m->u.stat.path.s;
-	int nofollow = (m->u.stat.flags & PR_STAT_FOLLOW) ? 0 : O_NOFOLLOW;
-	int hid = under_hidden(f, path);
-	int fd = hid ? -1 : open_beneath(f, path, O_PATH | nofollow);
 
 	pr_msg_init(&out, PR_M_STAT);
-	if (hid)
-		out.u.mstat.err = ENOENT;
-	else if (fd < 0 || fstat(fd, &st) < 0)
-		out.u.mstat.err = err_for(f, path, errno);
-	else if (modfilter_hides(&f->hide, path, S_ISDIR(st.st_mode)))
-		out.u.mstat.err = ENOENT;
-	else
-		out.u.mstat.st = to_pr_stat(&st);
-	if (out.u.mstat.err == 0 && S_ISLNK(st.st_mode))
-		out.u.mstat.link_state = read_link(fd, "", target, &inl);
+	out.u.mstat.err = resolve(f, path, &how, &r);
+	if (out.u.mstat.err == 0) {
+		out.u.mstat.st = to_pr_stat(&r.st);
+		if (S_ISLNK(r.st.st_mode))
+			out.u.mstat.link_state = read_link(r.fd, "", target, &inl);
+		close(r.fd);
+	}
 	if (inl > 0)
 		(void)pr_str_set_name(&out.u.mstat.link, target); /* fits: <= 255 bytes */
-	if (fd >= 0)
-		close(fd);
+	account(f, "STAT", path);
 	return send_msg(f, &out, -1);
 }
 
 int fs_open(struct fsreq *f, const struct pr_msg *m)
 {
+	static const struct res_how how = { .oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY, .need = S_IFREG,
+					    .serves = MF_OTHER };
 	struct pr_msg out;
-	struct stat st;
+	struct res r = { .fd = -1 };
 	size_t slot = 0;
-	int fd = -1, rc;
+	int rc;
 
 	pr_msg_init(&out, PR_M_OPEN);
 	while (slot < FS_MAX_HANDLES && f->handles[slot] != 0)
 		slot++;
 	if (slot == FS_MAX_HANDLES)
 		out.u.open.err = EMFILE;
-	else if (modfilter_hides(&f->hide, m->u.path.path.s, 0))
-		out.u.open.err = ENOENT; /* checked first: nothing is opened */
-	else if ((fd = open_beneath(f, m->u.path.path.s, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)) < 0 ||
-		 fstat(fd, &st) < 0)
-		out.u.open.err = err_for(f, m->u.path.path.s, errno);
-	else if (modfilter_hides(&f->hide, m->u.path.path.s, S_ISDIR(st.st_mode)))
-		out.u.open.err = ENOENT; /* a hidden directory, by its real type */
-	else if (!S_ISREG(st.st_mode))
-		out.u.open.err = EINVAL;
+	else
+		out.u.open.err = resolve(f, m->u.path.path.s, &how, &r);
 	if (out.u.open.err == 0) {
 		f->last_handle = f->last_handle % UINT32_MAX + 1; /* never 0 */
 		f->handles[slot] = out.u.open.handle = f->last_handle;
-		out.u.open.st = to_pr_stat(&st);
+		out.u.open.st = to_pr_stat(&r.st);
 	}
-	rc = send_msg(f, &out, out.u.open.err == 0 ? fd : -1);
-	if (fd >= 0)
-		close(fd); /* after a successful send, the worker holds the only copy */
+	account(f, "OPEN", m->u.path.path.s);
+	rc = send_msg(f, &out, out.u.open.err == 0 ? r.fd : -1);
+	if (r.fd >= 0)
+		close(r.fd); /* after a successful send, the worker holds the only copy */
 	return rc;
 }
 
@@ -358,24 +336,23 @@ int fs_close(struct fsreq *f, const struct pr_msg *m)
 
 int fs_readlink(struct fsreq *f, const struct pr_msg *m)
 {
+	static const struct res_how how = { .oflags = O_PATH, .serves = MF_OTHER };
 	char target[PR_RELPATH_MAX];
 	struct pr_msg out;
+	struct res r;
 	size_t inl;
 	const char *path = m->u.path.path.s;
-	int hid = modfilter_hides(&f->hide, path, 0);
-	int fd = hid ? -1 : open_beneath(f, path, O_PATH | O_NOFOLLOW);
-	struct stat st;
 
 	pr_msg_init(&out, PR_M_READLINK);
-	if (hid || (fd >= 0 && f->hide.n > 0 &&
-		    (fstat(fd, &st) < 0 || modfilter_hides(&f->hide, path, S_ISDIR(st.st_mode)))))
-		out.u.readlink.err = ENOENT;
-	else if (fd < 0 || read_link(fd, "", target, &inl) == PR_LINK_ERROR)
-		out.u.readlink.err = err_for(f, path, errno);
-	else
-		(void)pr_str_set_relpath(&out.u.readlink.target, target); /* fits: < 4096 bytes */
-	if (fd >= 0)
-		close(fd);
+	out.u.readlink.err = resolve(f, path, &how, &r);
+	if (out.u.readlink.err == 0) {
+		if (read_link(r.fd, "", target, &inl) == PR_LINK_ERROR)
+			out.u.readlink.err = errno;
+		else
+			(void)pr_str_set_relpath(&out.u.readlink.target, target); /* fits: < 4096 bytes */
+		close(r.fd);
+	}
+	account(f, "READLINK", path);
 	return send_msg(f, &out, -1);
 }
 

@@ -1,8 +1,8 @@
 /*
  * The monitor's filesystem service for the worker, after module selection.
- * Every path is resolved beneath one descriptor of the module root with
- * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), so no request, and no
- * symlink swapped in mid-transfer, can name anything outside the module.
+ * Every path is resolved beneath one descriptor of the module root
+ * (resolve.h), so no request, and no symlink swapped in mid-transfer, can
+ * name anything outside the module or anything its filters hide.
  */
 #ifndef PRSYNCD_FSREQ_H
 #define PRSYNCD_FSREQ_H
@@ -32,6 +32,9 @@ struct fsreq {
 	int numeric_ids;                  /* the module maps no names (rsyncd: chrooted modules) */
 	struct fs_ids users, groups;      /* empty when numeric_ids */
 	struct modfilter hide;            /* the module's filters */
+	struct mf_walk byname;            /* ... judged on a request's own path */
+	struct mf_walk canon;             /* ... and on the path really walked */
+	uint64_t steps;                   /* filter work accounted so far (test builds) */
 };
 
 /* Before confinement: resolve the module's uid/gid (name or number; default

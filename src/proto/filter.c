@@ -192,6 +192,7 @@ int pr_rule_finish(struct pr_rule *r, const char *pat, size_t len, unsigned xfla
 	char *p;
 
 	r->pat = NULL;
+	r->prog = NULL;
 	if (len > 1 && pat[len - 1] == '/') {
 		len--;
 		r->flags |= PR_FR_DIRONLY;
@@ -233,6 +234,12 @@ int pr_rule_finish(struct pr_rule *r, const char *pat, size_t len, unsigned xfla
 			if (total >= 3 && strcmp(p + total - 3, "***") == 0)
 				r->flags |= PR_FR_WILD3_SFX;
 		}
+		/* pr_rule_match gives the matcher the text after an anchoring '/' */
+		if ((r->prog = pr_wild_compile(p[0] == '/' ? p + 1 : p, 0)) == NULL) {
+			free(p);
+			r->pat = NULL;
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -241,6 +248,8 @@ void pr_rule_free(struct pr_rule *r)
 {
 	free(r->pat);
 	r->pat = NULL;
+	pr_wild_free(r->prog);
+	r->prog = NULL;
 }
 
 int pr_rule_for_sender(const struct pr_rule *r)
@@ -259,53 +268,67 @@ static const char *last_elements(const char *t, size_t len, uint32_t n)
 
 int pr_rule_match(const struct pr_rule *r, const char *name, const char *root, int is_dir)
 {
-	char text[2 * 4096 + 8]; /* root + "/" + name + "/" */
+	char buf[2 * 4096 + 8]; /* root + "/" + name + "/", when the text needs them */
 	int hit = (r->flags & PR_FR_NEGATE) ? 0 : 1;
 	const char *pat = r->pat, *t;
-	size_t len = 0, tl;
-	int anchored = 0, n;
+	size_t len, nl, rl = 0, pre = 0, tl;
+	int anchored = 0, sfx;
 
 	if (name[0] == '/')
 		name++;
-	if (name[0] == '\0' || (r->flags & PR_FR_XATTR) || pat == NULL)
+	if (name[0] == '\0' || (r->flags & PR_FR_XATTR) || pat == NULL ||
+	    ((r->flags & PR_FR_WILD) && r->prog == NULL))
 		return 0;
+	/* The text: the last component, or root/name for an absolute rule,
+	 * or "/name" for a "**" prefix, or the name as given. */
 	if (r->slash_cnt == 0 && !(r->flags & PR_FR_WILD2)) {
 		const char *base = strrchr(name, '/');
-		n = snprintf(text, sizeof(text), "%s", base ? base + 1 : name);
+		name = base ? base + 1 : name;
 	} else if ((r->flags & PR_FR_ABS) && root[0]) {
-		n = snprintf(text, sizeof(text), "%s/%s", root, name);
-	} else {
-		n = snprintf(text, sizeof(text), "%s%s", (r->flags & PR_FR_WILD2_PFX) ? "/" : "", name);
+		rl = strlen(root);
+		pre = rl + 1;
+	} else if (r->flags & PR_FR_WILD2_PFX) {
+		pre = 1;
 	}
-	if (n < 0 || (size_t)n >= sizeof(text) - 2)
+	nl = strlen(name);
+	len = pre + nl;
+	if (len >= sizeof(buf) - 2)
 		return 0;
-	len = (size_t)n;
-	if (is_dir) {
-		if (r->flags & PR_FR_WILD3_SFX)
-			text[len++] = '/';
-	} else if (r->flags & PR_FR_DIRONLY) {
+	if (!is_dir && (r->flags & PR_FR_DIRONLY))
 		return !hit;
+	sfx = is_dir && (r->flags & PR_FR_WILD3_SFX);
+	t = name;
+	if (pre || sfx) {
+		if (rl)
+			memcpy(buf, root, rl);
+		if (pre)
+			buf[pre - 1] = '/';
+		memcpy(buf + pre, name, nl);
+		if (sfx)
+			buf[len++] = '/';
+		buf[len] = '\0';
+		t = buf;
 	}
-	text[len] = '\0';
 	if (*pat == '/') {
 		anchored = 1;
 		pat++;
 	}
-	t = text;
 	if (!anchored && r->slash_cnt && !(r->flags & PR_FR_WILD2)) {
-		if ((t = last_elements(text, len, r->slash_cnt + 1)) == NULL)
+		const char *e = last_elements(t, len, r->slash_cnt + 1);
+
+		if (e == NULL)
 			return !hit;
-		tl = len - (size_t)(t - text);
+		tl = len - (size_t)(e - t);
 		if (r->flags & PR_FR_WILD)
-			return pr_wildmatch(pat, t, tl, PR_WILD_START) ? hit : !hit;
-		return strcmp(t, pat) == 0 ? hit : !hit;
+			return pr_wild_match(r->prog, e, tl, PR_WILD_START) ? hit : !hit;
+		return strcmp(e, pat) == 0 ? hit : !hit;
 	}
 	if (!anchored && !(r->flags & PR_FR_WILD2_PFX) && (r->flags & PR_FR_WILD2)) {
 		if (r->flags & PR_FR_WILD)
-			return pr_wildmatch(pat, t, len, PR_WILD_ANY_SLASH) ? hit : !hit;
+			return pr_wild_match(r->prog, t, len, PR_WILD_ANY_SLASH) ? hit : !hit;
 	}
 	if (r->flags & PR_FR_WILD)
-		return pr_wildmatch(pat, t, len, PR_WILD_START) ? hit : !hit;
+		return pr_wild_match(r->prog, t, len, PR_WILD_START) ? hit : !hit;
 	if (anchored)
 		return strcmp(t, pat) == 0 ? hit : !hit;
 	tl = strlen(pat);

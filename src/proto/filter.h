@@ -41,10 +41,14 @@
 #define PR_FX_ABS_IF_SLASH 0x2u /* rsyncd.conf: any pattern with a '/' matches the module path */
 #define PR_FX_DIR2WILD3    0x4u /* rsyncd.conf: "dir/" excludes also cover what is below */
 
+struct pr_wild;
+
 struct pr_rule {
 	uint32_t flags;
 	uint32_t slash_cnt;
 	char *pat;       /* owned, NUL-terminated; for merge rules the file name */
+	struct pr_wild *prog; /* owned: the compiled pattern (wildmatch.h) of a
+			       * PR_FR_WILD rule, without an anchoring '/' */
 };
 
 /*
@@ -62,11 +66,14 @@ int pr_rule_parse(const char **s, uint32_t tflags, unsigned xflags, struct pr_ru
  * Give a parsed rule its pattern: strip a trailing '/' (directory-only),
  * apply xflags, prefix `anchor_dir` (module path of the directory whose
  * merge file held the rule, or NULL) to an anchored pattern, and derive
- * the match flags.  Returns 0, or -1 (no memory / too long).
+ * the match flags, and compile a wildcard pattern (once: matching then
+ * costs O(name x pattern / 64) at worst).  Returns 0, or -1 (no memory /
+ * too long).
  */
 int pr_rule_finish(struct pr_rule *r, const char *pat, size_t len, unsigned xflags,
 		   const char *anchor_dir);
 
+/* Free what pr_rule_finish allocated; safe to call twice. */
 void pr_rule_free(struct pr_rule *r);
 
 /*

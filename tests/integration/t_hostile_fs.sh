@@ -5,8 +5,10 @@
 # ones that try to leave the module through symlinks, including a directory
 # swapped for a symlink to /etc between listing and opening.  Nothing
 # outside the module may ever be opened, and the listener keeps serving.
-# Also read from /proc: the session monitor, once a module is selected,
-# runs as the module's uid under its own seccomp filter.
+# Module filters hold through every symlink: a link into a hidden
+# directory, to a hidden file, chains, loops, escapes, a link swapped in
+# the middle of a walk.  Also read from /proc: the session monitor, once a
+# module is selected, runs as the module's uid under its own seccomp filter.
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -34,6 +36,41 @@ for f in top.key secret/s.txt secret/inner/s2 pub/hidden.key pub/ok.txt pub/sub/
 done
 ln -s pub/ok.txt "$H/hlink"
 ln -s ../pub/ok.txt "$H/secret/l"
+# Module "lnk": links into what its filters hide, and into what they do not.
+K=$TMP/lnk
+mkdir -p "$K/private/inner" "$K/pub/sub" "$K/w" "$K/intdir"
+echo secret > "$K/private/s.txt"
+echo inner > "$K/private/inner/i.txt"
+echo ok > "$K/pub/ok.txt"
+echo hidden > "$K/pub/hidden.key"
+echo hidden > "$K/pub/sub/x.key"
+echo n > "$K/pub/sub/n"
+echo x > "$K/intdir/x"
+ln -s ../s.txt "$K/private/inner/ilink"
+ln -s ../hidden.key "$K/pub/sub/klink2"
+ln -s ../ok.txt "$K/pub/sub/ok_link"
+ln -s private "$K/alias"                  # a directory link into a hidden directory
+ln -s pub/hidden.key "$K/klink"           # a file link to a hidden file
+ln -s chain_b "$K/chain_a"                # a chain: chain_a -> chain_b -> alias -> private
+ln -s alias "$K/chain_b"
+ln -s private/s.txt "$K/slink"
+ln -s ../private "$K/pub/up"
+ln -s pub/../private/s.txt "$K/dotdot_priv"
+ln -s pub/sub/../ok.txt "$K/dotdot_ok"
+ln -s loop_b "$K/loop_a"
+ln -s loop_a "$K/loop_b"
+ln -s self "$K/self"
+ln -s /etc "$K/abs"
+ln -s ../../../../etc "$K/esc"
+ln -s pub "$K/publink"
+for i in $(seq 0 38); do ln -s "l$((i + 1))" "$K/l$i"; done # 40 links: the most allowed
+ln -s pub/ok.txt "$K/l39"
+for i in $(seq 0 39); do ln -s "m$((i + 1))" "$K/m$i"; done # 41 links: one too many
+ln -s pub/ok.txt "$K/m40"
+ln -s pub/ok.txt "$K/prsyncd-test-hold" # swapped mid-walk (fs-swap-mid)
+ln -s private/s.txt "$K/hold.new1"
+ln -s ../pub "$K/w/prsyncd-test-hold"
+ln -s ../private "$K/w/hold.new2"
 # $TMP stays 0700: the monitor reaches the module through the descriptor it
 # opened as root, so the module root's ancestors need not admit "nobody".
 cat > "$TMP/conf" <<CONF
@@ -57,6 +94,10 @@ handshake timeout = 5
 [hid]
 	path = $H
 	exclude = *.key secret/ hlink dironly/
+[lnk]
+	path = $K
+	filter = - /private/
+	exclude = *.key
 CONF
 nobody_uid=$(id -u nobody)
 nobody_gid=$(getent passwd nobody | cut -d: -f4)
@@ -73,7 +114,14 @@ L=$PRSYNCD_PID
 # /proc status), each time answering "go".  Bounded to 40 s.
 cat > "$TMP/fsclient.py" <<'PY'
 import os, socket, sys, time
-port, mode, moddir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+port, mode, moddir, lnkdir, logf = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+def holds():
+    return open(logf, errors="replace").read().count("test hook: holding link")
+def await_hold(n):
+    t = time.time() + 10
+    while holds() < n and time.time() < t:
+        time.sleep(0.05)
+held0 = holds()
 s = socket.create_connection(("127.0.0.1", port), 5)
 s.sendall((mode + "\n").encode())
 s.settimeout(0.5)
@@ -105,6 +153,14 @@ while time.time() < end:
             os.rename(d, d + ".old")
             os.symlink("/etc", d)
             s.sendall(b"go\n")
+        elif t == "SWAPMID1":
+            await_hold(held0 + 1) # the monitor holds the link: swap it now
+            os.rename(os.path.join(lnkdir, "hold.new1"), os.path.join(lnkdir, "prsyncd-test-hold"))
+            s.sendall(b"go\n")
+        elif t == "SWAPMID2":
+            await_hold(held0 + 3)
+            os.rename(os.path.join(lnkdir, "w/hold.new2"), os.path.join(lnkdir, "w/prsyncd-test-hold"))
+            s.sendall(b"go\n")
         elif t == "HOLD":
             st = status(ppid)
             for k in ("Name", "Seccomp", "NoNewPrivs", "Uid", "Gid", "Groups", "CapEff", "CapPrm"):
@@ -114,7 +170,7 @@ while time.time() < end:
 if buf:
     print(buf.decode("latin-1"), flush=True)
 PY
-fsclient() { timeout 60 python3 "$TMP/fsclient.py" "$port" "$1" "$M"; }
+fsclient() { timeout 60 python3 "$TMP/fsclient.py" "$port" "$1" "$M" "$K" "$TMP/log"; }
 
 WORKERS="" # pids of hostile workers: each must die with its monitor
 new_log() { tail -n +"$(($1 + 1))" "$TMP/log"; }
@@ -220,6 +276,91 @@ hid "IDNAME on a numeric-ids module" '^IDNAME 1 0 found=0 name=$'
 hid "IDNAME gid, numeric-ids module" '^IDNAME 2 0 found=0 name=$'
 hid "script completed"               '^DONE$'
 
+# --- module filters through symlinks ---------------------------------------
+before=$(wc -l < "$TMP/log")
+out=$(fsclient fs-links)
+WORKERS+=" $(sed -n 's/^SELECTED ppid=[0-9]* pid=//p' <<<"$out")"
+lk() { # lk NAME REGEX
+	if grep -Eq -- "$2" <<<"$out"; then pass "links: $1"; else
+		fail "links: $1: no line matching '$2'"; grep -F -- "$(cut -d' ' -f1-2 <<<"${2#^}")" <<<"$out" | sed 's/^/    /'; fi
+}
+for p in alias/s.txt alias/inner/i.txt chain_a/s.txt pub/up/s.txt; do
+	lk "OPEN $p (through a link into a hidden dir)" "^OPEN $p err=2 fd=-1"
+done
+lk "OPEN a final link: not followed"          '^OPEN klink err=40 fd=-1'
+lk "OPEN final link with .. to hidden"         '^OPEN dotdot_priv err=40 fd=-1'
+lk "OPEN through an absolute link"             '^OPEN abs/passwd err=18 fd=-1'
+lk "OPEN through an escaping link"             '^OPEN esc/passwd err=18 fd=-1'
+lk "OPEN through a loop"                       '^OPEN loop_a/x err=40 fd=-1'
+lk "OPEN through a visible dir link"           '^OPEN publink/ok.txt err=0 fd=yes passwd=no data=ok$'
+lk "OPEN two levels through a visible link"    '^OPEN publink/sub/n err=0 fd=yes passwd=no data=n$'
+for p in alias klink slink chain_a pub/up pub/sub/klink2; do
+	lk "STAT $p: the link itself is visible"  "^STAT $p follow=0 err=0 mode=120777 "
+	lk "STAT follow $p: its target is hidden"  "^STAT $p follow=1 err=2 mode=0 link=0 target= is_etc=no size=0 ino=0$"
+done
+for p in alias/s.txt alias/inner chain_a/inner/i.txt pub/up/s.txt; do
+	lk "STAT $p"                               "^STAT $p follow=0 err=2 mode=0 "
+	lk "STAT follow $p"                        "^STAT $p follow=1 err=2 mode=0 "
+done
+lk "STAT follow loop: ELOOP"                   '^STAT loop_a follow=1 err=40 '
+lk "STAT follow self-loop: ELOOP"              '^STAT self follow=1 err=40 '
+lk "STAT follow absolute: EXDEV"               '^STAT abs follow=1 err=18 .*is_etc=no'
+lk "STAT follow escaping: EXDEV"               '^STAT esc follow=1 err=18 '
+lk "STAT follow visible dir link"              '^STAT publink follow=1 err=0 mode=40755 '
+lk "STAT through visible dir link"             '^STAT publink/ok.txt follow=0 err=0 mode=100644 .* size=3 '
+lk "STAT follow a link with .."                '^STAT dotdot_ok follow=1 err=0 mode=100644 .* size=3 '
+lk "STAT follow 40 links"                      '^STAT l0 follow=1 err=0 mode=100644 .* size=3 '
+lk "STAT follow 41 links: ELOOP"               '^STAT m0 follow=1 err=40 '
+lk "STAT a plain path"                         '^STAT intdir/x follow=0 err=0 mode=100644 '
+lk "root listing leaves private out"           '^LIST  err=0 n=[0-9]+ names=.*alias->private'
+grep -Eq '^LIST  .*(,|=)private(,|$)' <<<"$out" && fail "links: private listed" || pass "links: private not listed"
+for p in alias/inner chain_a/inner pub/up/inner; do
+	lk "LIST $p"                               "^LIST $p err=2 n=0 names=$"
+done
+lk "LIST through a visible link, x.key left out" '^LIST publink/sub err=0 n=3 names='
+grep -Eq '^LIST publink/sub .*x\.key' <<<"$out" && fail "links: x.key listed through a link" ||
+	pass "links: x.key not listed through a link"
+lk "LIST a final link: not followed"           '^LIST alias err=20 n=0 names=$'
+lk "LIST through an escaping link"             '^LIST esc/x err=18 n=0 names=$'
+lk "LIST through a loop"                       '^LIST loop_a/x err=40 n=0 names=$'
+lk "READLINK through a link into a hidden dir" '^READLINK alias/inner/ilink err=2 len=0$'
+lk "READLINK through a chain"                  '^READLINK chain_a/inner/ilink err=2 len=0$'
+lk "READLINK through a visible link"           '^READLINK publink/sub/klink2 err=0 len=13$'
+lk "script completed"                          '^DONE$'
+grep -Eq 'data=(secret|inner|hidden)' <<<"$out" && fail "links: hidden data served: $(grep -E 'data=(secret|inner|hidden)' <<<"$out")" ||
+	pass "links: no hidden file's data served"
+seen=""
+for f in private private/s.txt private/inner private/inner/i.txt pub/hidden.key pub/sub/x.key; do
+	grep -q " ino=$(stat -c %i "$K/$f")\$" <<<"$out" && seen+=" $f"
+done
+[ -z "$seen" ] && pass "links: no hidden file or directory stat through a link (inodes)" ||
+	fail "links: stat of hidden$seen"
+wait_log "$TMP/log" "refused path 'abs/passwd' escaping module lnk" && pass "links: absolute target logged" ||
+	fail "links: absolute target not logged"
+after=$(new_log "$before")
+grep -q "refused path 'esc/passwd' escaping module lnk" <<<"$after" && pass "links: escape logged" ||
+	fail "links: escape not logged"
+grep -q "refused path 'loop_a/x' in module lnk: Too many levels of symbolic links" <<<"$after" &&
+	pass "links: loop logged" || fail "links: loop not logged"
+grep -Eq "refused path '(alias|chain|pub/up)" <<<"$after" && fail "links: a hidden path was logged as refused" ||
+	pass "links: hidden paths are not logged (they look absent)"
+[ "$NFAIL" = 0 ] || echo "$out" | sed 's/^/    /'
+
+# A link swapped in the middle of a walk, at a fixed point (test-build hook).
+out=$(fsclient fs-swap-mid)
+WORKERS+=" $(sed -n 's/^SELECTED ppid=[0-9]* pid=//p' <<<"$out")"
+ino_ok=$(sed -n 's/^STAT pub\/ok\.txt follow=0 err=0 .* ino=\([0-9]*\)$/\1/p' <<<"$out" | head -n 1)
+held=$(grep '^STAT prsyncd-test-hold follow=1' <<<"$out" | head -n 1)
+[ -n "$ino_ok" ] && grep -q "err=0 mode=100644 .* size=3 ino=$ino_ok\$" <<<"$held" &&
+	pass "swap mid-walk: the held link is the one read (pub/ok.txt)" || fail "swap mid-walk: $held (ok.txt ino $ino_ok)"
+[ "$(grep -c '^STAT prsyncd-test-hold follow=1 err=2 ' <<<"$out")" = 1 ] &&
+	pass "swap mid-walk: afterwards the new link is refused" || fail "swap mid-walk: new link: $(grep '^STAT prsyncd-test-hold' <<<"$out")"
+grep -q '^OPEN w/prsyncd-test-hold/ok.txt err=0 fd=yes passwd=no data=ok$' <<<"$out" &&
+	pass "swap mid-walk: a directory link held mid-path" || fail "swap mid-walk: dir link: $(grep '^OPEN w/' <<<"$out")"
+grep -q '^OPEN w/prsyncd-test-hold/s.txt err=2 fd=-1' <<<"$out" &&
+	pass "swap mid-walk: then the swapped directory link is refused" || fail "swap mid-walk: $(grep '^OPEN w/' <<<"$out")"
+grep -q '^DONE$' <<<"$out" && pass "swap mid-walk: script completed" || { fail "swap mid-walk: not completed"; echo "$out" | sed 's/^/    /'; }
+
 # --- attacks that pass the validator --------------------------------------
 before=$(wc -l < "$TMP/log")
 out=$(fsclient fs-script)
@@ -287,6 +428,8 @@ done
 if dmesg >/dev/null 2>&1; then
 	[ "$(monitor_kills)" = "$kills_before" ] && pass "no seccomp kill of a session monitor (kernel log)" ||
 		fail "a session monitor was killed by its filter: $(dmesg | grep "type=1326.*exe=\"$PRSYNCD\"" | tail -n 1)"
+else
+	echo "SKIP: no seccomp kill of a session monitor (the kernel log cannot be read here)"
 fi
 if grep -Eq 'Sanitizer|runtime error' "$TMP/log.stderr" 2>/dev/null; then
 	fail "sanitizer report: $(grep -E -m 3 'Sanitizer|runtime error' "$TMP/log.stderr")"

@@ -164,20 +164,37 @@ static const char *looks_like_passwd(int fd)
 	return pread(fd, buf, 5, 0) == 5 && memcmp(buf, "root:", 5) == 0 ? "yes" : "no";
 }
 
-static int do_open(const char *path, uint32_t *handle)
+/* The first line of a received descriptor's file, for the report. */
+static const char *first_line(int fd, char *buf, size_t cap)
 {
+	ssize_t n = pread(fd, buf, cap - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* The answer to an OPEN already sent. */
+static int open_answer(const char *path, uint32_t *handle)
+{
+	char line[64];
 	struct pr_msg m;
 	int fd = -1;
 
-	send_path(PR_W_OPEN, path, 0);
 	if (answer(&m, &fd) < 0 || m.h.type != PR_M_OPEN) {
 		report("OPEN %s no answer", path);
 		return -1;
 	}
-	report("OPEN %s err=%d fd=%s passwd=%s", path, m.u.open.err, fd >= 0 ? "yes" : "-1",
-	       fd >= 0 ? looks_like_passwd(fd) : "no");
+	report("OPEN %s err=%d fd=%s passwd=%s data=%s", path, m.u.open.err, fd >= 0 ? "yes" : "-1",
+	       fd >= 0 ? looks_like_passwd(fd) : "no", fd >= 0 ? first_line(fd, line, sizeof(line)) : "");
 	*handle = m.u.open.handle;
 	return fd;
+}
+
+static int do_open(const char *path, uint32_t *handle)
+{
+	send_path(PR_W_OPEN, path, 0);
+	return open_answer(path, handle);
 }
 
 static void do_close(int fd, uint32_t handle)
@@ -199,22 +216,28 @@ static void open_close(const char *path)
 		do_close(fd, h);
 }
 
-static void do_stat(const char *path, uint32_t flags)
+static void stat_answer(const char *path, uint32_t flags)
 {
 	struct pr_msg m;
 	struct stat etc;
 	int fd, is_etc;
 
-	send_path(PR_W_STAT, path, flags);
 	if (answer(&m, &fd) < 0 || m.h.type != PR_M_STAT) {
 		report("STAT %s no answer", path);
 		return;
 	}
 	is_etc = stat("/etc", &etc) == 0 && m.u.mstat.err == 0 &&
 		 m.u.mstat.st.ino == etc.st_ino && m.u.mstat.st.dev == etc.st_dev;
-	report("STAT %s follow=%u err=%d mode=%o link=%u target=%s is_etc=%s", path, flags,
+	report("STAT %s follow=%u err=%d mode=%o link=%u target=%s is_etc=%s size=%llu ino=%llu", path, flags,
 	       m.u.mstat.err, m.u.mstat.st.mode, m.u.mstat.link_state, m.u.mstat.link.s,
-	       is_etc ? "yes" : "no");
+	       is_etc ? "yes" : "no", (unsigned long long)m.u.mstat.st.size,
+	       (unsigned long long)m.u.mstat.st.ino);
+}
+
+static void do_stat(const char *path, uint32_t flags)
+{
+	send_path(PR_W_STAT, path, flags);
+	stat_answer(path, flags);
 }
 
 static void do_list(const char *path)
@@ -386,6 +409,95 @@ static int fs_hidden(void)
 	return 0;
 }
 
+/* Module "lnk" (module filters: /private/ and *.key hidden): symlinks into
+ * hidden places, chains, loops, escapes, long chains, every request type
+ * through them; and links into visible places that must keep working. */
+static int fs_links(void)
+{
+	static const char *const hidden_open[] = { "alias/s.txt", "alias/inner/i.txt", "chain_a/s.txt",
+						   "pub/up/s.txt", "dotdot_priv" };
+	static const char *const follow_stat[] = { "alias", "alias/s.txt", "alias/inner", "klink", "slink",
+						   "chain_a", "chain_a/inner/i.txt", "pub/up", "pub/up/s.txt",
+						   "loop_a", "self", "abs", "esc", "publink", "publink/ok.txt",
+						   "dotdot_ok", "l0", "m0", "pub/sub/klink2", "intdir/x" };
+	static const char *const lists[] = { "", "alias/inner", "chain_a/inner", "pub/up/inner", "publink/sub",
+					     "abs", "esc/x", "loop_a/x", "alias", "publink" };
+	static const char *const links[] = { "alias/inner/ilink", "chain_a/inner/ilink", "publink/sub/klink2",
+					     "alias", "klink", "publink/sub/ok_link" };
+	struct pr_msg m;
+
+	if (select_module("lnk") < 0)
+		return 1;
+	for (size_t i = 0; i < sizeof(hidden_open) / sizeof(hidden_open[0]); i++)
+		open_close(hidden_open[i]);
+	open_close("klink");          /* the last component is not followed: ELOOP */
+	open_close("abs/passwd");
+	open_close("esc/passwd");
+	open_close("loop_a/x");
+	open_close("publink/ok.txt"); /* visible through a link */
+	open_close("publink/sub/n");
+	open_close("dotdot_ok");
+	for (size_t i = 0; i < sizeof(follow_stat) / sizeof(follow_stat[0]); i++) {
+		do_stat(follow_stat[i], 0);
+		do_stat(follow_stat[i], PR_STAT_FOLLOW);
+	}
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		do_list(lists[i]);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		do_readlink(links[i]);
+	do_stat("pub/ok.txt", 0); /* the inode the swap test compares with */
+	report("DONE");
+	pr_msg_init(&m, PR_W_EXIT);
+	pr_ipc_send(&ipc, &m, -1);
+	return 0;
+}
+
+/*
+ * A link swapped in the middle of a walk, at a fixed point: the monitor
+ * (test build) holds a link named "prsyncd-test-hold" looked up but unread
+ * until our next request; meanwhile the test renames a link to a hidden
+ * place over it.  What the walk reads must be the link it holds.
+ */
+static int fs_swap_mid(void)
+{
+	struct pr_msg m;
+	uint32_t h;
+	int fd;
+
+	if (select_module("lnk") < 0)
+		return 1;
+	/* a file link: hold -> pub/ok.txt, swapped for one to private/s.txt */
+	send_path(PR_W_STAT, "prsyncd-test-hold", PR_STAT_FOLLOW);
+	wait_client("SWAPMID1");
+	send_path(PR_W_STAT, "pub/ok.txt", 0); /* releases the held walk */
+	stat_answer("prsyncd-test-hold", PR_STAT_FOLLOW);
+	stat_answer("pub/ok.txt", 0);
+	/* afresh: the new link, refused (the dummy request releases the hold) */
+	send_path(PR_W_STAT, "prsyncd-test-hold", PR_STAT_FOLLOW);
+	send_path(PR_W_STAT, "pub/ok.txt", 0);
+	stat_answer("prsyncd-test-hold", PR_STAT_FOLLOW);
+	stat_answer("pub/ok.txt", 0);
+	/* a directory link in the middle of a path: w/hold -> ../pub, swapped
+	 * for one to ../private */
+	send_path(PR_W_OPEN, "w/prsyncd-test-hold/ok.txt", 0);
+	wait_client("SWAPMID2");
+	send_path(PR_W_STAT, "pub/ok.txt", 0);
+	fd = open_answer("w/prsyncd-test-hold/ok.txt", &h);
+	stat_answer("pub/ok.txt", 0);
+	if (fd >= 0)
+		do_close(fd, h);
+	send_path(PR_W_OPEN, "w/prsyncd-test-hold/s.txt", 0);
+	send_path(PR_W_STAT, "pub/ok.txt", 0);
+	fd = open_answer("w/prsyncd-test-hold/s.txt", &h);
+	stat_answer("pub/ok.txt", 0);
+	if (fd >= 0)
+		do_close(fd, h);
+	report("DONE");
+	pr_msg_init(&m, PR_W_EXIT);
+	pr_ipc_send(&ipc, &m, -1);
+	return 0;
+}
+
 /* "bad OP CASE": a request the validator must refuse, after selection. */
 static int fs_bad(const char *op, const char *c)
 {
@@ -535,6 +647,10 @@ int main(void)
 		return fs_script();
 	} else if (strcmp(mode, "fs-hidden") == 0) {
 		return fs_hidden();
+	} else if (strcmp(mode, "fs-links") == 0) {
+		return fs_links();
+	} else if (strcmp(mode, "fs-swap-mid") == 0) {
+		return fs_swap_mid();
 	} else if (strncmp(mode, "fs-hold", 7) == 0) {
 		/* "fs-hold [MODULE]": selected and confined, the monitor is held
 		 * while the test reads its /proc entry. */

@@ -1,0 +1,351 @@
+/*
+ * Path resolution for the filesystem service; see resolve.h.
+ *
+ * Why the monitor walks links itself: openat2(RESOLVE_BENEATH) alone keeps
+ * a path inside the module, but follows symlinks inside it silently, so a
+ * link elsewhere in the module would reach a hidden directory under the
+ * link's name.  Here every name is looked up alone, from a directory
+ * descriptor already held, with RESOLVE_NO_SYMLINKS and O_PATH|O_NOFOLLOW:
+ * a symlink comes back as itself, its target is read from that very
+ * descriptor (a swap after the lookup cannot change what is read), and
+ * the walk knows at every step the real module path of what it holds.
+ * The module's filters are judged there (f->canon) and on the request's
+ * own spelling (f->byname); hiding by either is hiding.
+ *
+ * Only a walk that meets a link costs more than the one openat2 of the
+ * fast path: a request without links is judged in one pass over its name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "resolve.h"
+
+#define OPEN_RETRIES 3                    /* a rename raced the walk */
+#define REST_MAX (2 * PR_RELPATH_MAX)     /* what is left to walk, links spliced in */
+#define RESOLVE_ONE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+static int openat2_one(int dir, const char *name, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)flags | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_ONE };
+	long fd;
+	int tries = 0;
+
+	do
+		fd = syscall(SYS_openat2, dir, name[0] ? name : ".", &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN && ++tries < OPEN_RETRIES);
+	return (int)fd;
+}
+
+static int refused(const struct fsreq *f, const char *path, const char *why, int err)
+{
+	char clean[PR_RELPATH_MAX * 4 + 1];
+
+	log_sanitize(clean, sizeof(clean), path);
+	log_msg(PR_LOG_WARNING, "refused path '%s' %s module %s: %s", clean, why, f->module, strerror(err));
+	return err;
+}
+
+/* Where the object was found: its O_PATH descriptor and how to open it again. */
+struct found {
+	int pfd;           /* O_PATH | O_NOFOLLOW descriptor */
+	struct stat st;
+	int dir;           /* the directory to open it from (f->root, or held) */
+	char name[PR_RELPATH_MAX]; /* its name there: one component, or a path of
+				    * real directories from the root */
+};
+
+/* The fast path: no symlink on the way, so the request's path is the real one. */
+static int find_direct(struct fsreq *f, const char *path, struct found *o)
+{
+	if ((o->pfd = openat2_one(f->root, path, O_PATH)) < 0)
+		return errno;
+	if (fstat(o->pfd, &o->st) < 0) {
+		int e = errno;
+
+		close(o->pfd);
+		o->pfd = -1;
+		return e;
+	}
+	o->dir = f->root;
+	strcpy(o->name, path); /* fits: the validator bounds it */
+	return 0;
+}
+
+struct walk {
+	char rest[REST_MAX];   /* rest[pos..] is still to walk */
+	size_t pos;
+	int cur;               /* the directory reached (f->root or owned), -1: reopen */
+	unsigned steps, links;
+};
+
+static void drop_cur(struct fsreq *f, struct walk *k)
+{
+	if (k->cur >= 0 && k->cur != f->root)
+		close(k->cur);
+	k->cur = -1;
+}
+
+/* Put a link's target in front of what is left to walk. */
+static int splice_target(struct walk *k, const char *target, size_t n)
+{
+	int sep = k->pos < REST_MAX;
+
+	if (k->pos < n + (size_t)sep)
+		return ENAMETOOLONG;
+	if (sep)
+		k->rest[--k->pos] = '/';
+	k->pos -= n;
+	memcpy(k->rest + k->pos, target, n);
+	return 0;
+}
+
+#ifdef PRSYNCD_TEST_HOOKS
+/* Test builds: a link named HOLD_NAME is held, looked up but not yet read,
+ * until the worker sends its next request (at most 10 s); the log line
+ * tells the test it may swap the link now (t_hostile_fs.sh, "fs-swap-mid"). */
+#define HOLD_NAME "prsyncd-test-hold"
+static void test_hold(struct fsreq *f, const char *name)
+{
+	struct pollfd p = { .fd = f->ipc->fd, .events = POLLIN };
+
+	if (strcmp(name, HOLD_NAME) == 0) {
+		log_msg(PR_LOG_DEBUG, "test hook: holding link " HOLD_NAME " until the next request");
+		(void)poll(&p, 1, 10000);
+	}
+}
+#else
+static void test_hold(struct fsreq *f, const char *name)
+{
+	(void)f;
+	(void)name;
+}
+#endif
+
+/* Read the link held by fd and splice its target in; fd is closed. */
+static int follow_link(struct fsreq *f, const char *path, struct walk *k, int fd, const char *name)
+{
+	char target[PR_RELPATH_MAX];
+	ssize_t n;
+	int e;
+
+	test_hold(f, name);
+	n = readlinkat(fd, "", target, sizeof(target));
+	e = errno;
+
+	close(fd);
+	if (++k->links > RES_LINKS_MAX)
+		return refused(f, path, "in", ELOOP);
+	if (n < 0)
+		return e;
+	if (n == 0)
+		return ENOENT; /* as the kernel answers an empty link */
+	if ((size_t)n >= sizeof(target))
+		return ENAMETOOLONG;
+	if (target[0] == '/')
+		return refused(f, path, "escaping", EXDEV);
+	return splice_target(k, target, (size_t)n);
+}
+
+/* The directory the walk has reached, open again after a "..". */
+static int reopen_cur(struct fsreq *f, struct walk *k)
+{
+	if (f->canon.depth == 0) {
+		k->cur = f->root;
+		return 0;
+	}
+	k->cur = openat2_one(f->root, mfw_path(&f->canon), O_PATH | O_DIRECTORY);
+	return k->cur < 0 ? errno : 0;
+}
+
+/*
+ * The slow path: walk one name at a time.  On success o->dir is the held
+ * directory (owned unless it is f->root) and o->name the last name.
+ */
+static int find_walking(struct fsreq *f, const char *path, const struct res_how *how, struct found *o,
+			unsigned *links)
+{
+	struct walk k;
+	struct mf_walk *c = &f->canon;
+	uint64_t budget = (uint64_t)RES_WORK_MAX * (f->hide.words + f->hide.n + 1), start = c->steps;
+	size_t plen = strlen(path);
+	int e = 0;
+
+	k.pos = REST_MAX - plen;
+	memcpy(k.rest + k.pos, path, plen);
+	k.cur = f->root;
+	k.steps = k.links = 0;
+	mfw_root(c);
+	for (;;) {
+		size_t s, n;
+		int fd, last, trail, isdir;
+		unsigned j;
+
+		while (k.pos < REST_MAX && k.rest[k.pos] == '/')
+			k.pos++;
+		if (k.pos == REST_MAX) {
+			/* only "." or ".." were left (a link's target): the
+			 * object is the directory reached, already judged */
+			drop_cur(f, &k);
+			o->dir = f->root;
+			strcpy(o->name, mfw_path(c));
+			if ((o->pfd = openat2_one(f->root, o->name, O_PATH)) < 0 || fstat(o->pfd, &o->st) < 0) {
+				e = errno;
+				if (o->pfd >= 0)
+					close(o->pfd);
+				o->pfd = -1;
+				return e;
+			}
+			*links = k.links;
+			return 0;
+		}
+		for (s = k.pos; k.pos < REST_MAX && k.rest[k.pos] != '/'; k.pos++)
+			;
+		n = k.pos - s;
+		trail = k.pos < REST_MAX; /* a '/' follows: it must be a directory */
+		while (k.pos < REST_MAX && k.rest[k.pos] == '/')
+			k.pos++;
+		last = k.pos == REST_MAX;
+		if (n == 1 && k.rest[s] == '.')
+			continue;
+		if (++k.steps > RES_STEPS_MAX || c->steps - start > budget) {
+			e = refused(f, path, "in", ELOOP);
+			break;
+		}
+		if (n == 2 && k.rest[s] == '.' && k.rest[s + 1] == '.') {
+			if (c->depth == 0) {
+				e = refused(f, path, "escaping", EXDEV);
+				break;
+			}
+			mfw_pop(c);
+			drop_cur(f, &k);
+			continue;
+		}
+		if (n > 255) {
+			e = ENAMETOOLONG;
+			break;
+		}
+		if (k.cur < 0 && (e = reopen_cur(f, &k)) != 0)
+			break;
+		memcpy(o->name, k.rest + s, n);
+		o->name[n] = '\0';
+		/* a name hidden whatever it is: not even looked up */
+		if ((j = mfw_judge(c, o->name, n, MF_BOTH)) == MF_BOTH) {
+			e = ENOENT;
+			break;
+		}
+		if ((fd = openat2_one(k.cur, o->name, O_PATH)) < 0 || fstat(fd, &o->st) < 0) {
+			e = j ? ENOENT : errno;
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		isdir = S_ISDIR(o->st.st_mode);
+		if (j & (isdir ? MF_DIR : MF_OTHER)) {
+			close(fd);
+			e = ENOENT;
+			break;
+		}
+		if (S_ISLNK(o->st.st_mode) && (!last || trail || how->follow)) {
+			if ((e = follow_link(f, path, &k, fd, o->name)) != 0)
+				break;
+			continue;
+		}
+		if ((!last || trail) && !isdir) {
+			close(fd);
+			e = ENOTDIR;
+			break;
+		}
+		if (mfw_push(c, o->name, n) < 0) {
+			close(fd);
+			e = ENAMETOOLONG;
+			break;
+		}
+		if (!last) {
+			drop_cur(f, &k);
+			k.cur = fd;
+			continue;
+		}
+		o->pfd = fd;
+		o->dir = k.cur;
+		*links = k.links;
+		return 0;
+	}
+	drop_cur(f, &k);
+	return e;
+}
+
+/* Open the object found with the request's flags: only if its type is
+ * wanted, and only if the name still leads to the same object. */
+static int open_found(const struct res_how *how, struct found *o, struct res *r)
+{
+	struct stat st;
+	int fd;
+
+	if (how->need && (o->st.st_mode & S_IFMT) != how->need)
+		return how->need == S_IFDIR ? ENOTDIR : S_ISLNK(o->st.st_mode) ? ELOOP : EINVAL;
+	if (how->oflags == O_PATH) {
+		r->fd = o->pfd;
+		r->st = o->st;
+		o->pfd = -1;
+		return 0;
+	}
+	if ((fd = openat2_one(o->dir, o->name, how->oflags)) < 0)
+		return errno;
+	if (fstat(fd, &st) < 0 || st.st_dev != o->st.st_dev || st.st_ino != o->st.st_ino) {
+		close(fd);
+		return EAGAIN; /* replaced between the two opens: look again */
+	}
+	r->fd = fd;
+	r->st = st;
+	return 0;
+}
+
+int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct res *r)
+{
+	const char *slash = strrchr(path, '/'), *lastname = slash ? slash + 1 : path;
+	unsigned byname = mfw_walk_path(&f->byname, path, MF_BOTH);
+	struct found o;
+	int e = EAGAIN;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	if ((byname & MF_PREFIX) || (byname & how->serves) == how->serves)
+		return ENOENT; /* hidden by name alone: nothing is touched */
+	for (int tries = 0; e == EAGAIN && tries < OPEN_RETRIES; tries++) {
+		o.pfd = -1;
+		o.dir = f->root;
+		r->walked = 0;
+		e = find_direct(f, path, &o);
+		if (e == 0 && S_ISLNK(o.st.st_mode) && how->follow) {
+			close(o.pfd);
+			o.pfd = -1;
+			e = ELOOP;
+		}
+		if (e == ELOOP) {
+			r->walked = 1;
+			e = find_walking(f, path, how, &o, &r->links);
+		}
+		if (e == 0 && (byname & (S_ISDIR(o.st.st_mode) ? MF_DIR : MF_OTHER)))
+			e = ENOENT; /* the request's name, with the type it really has */
+		if (e == 0)
+			e = open_found(how, &o, r);
+		if (o.pfd >= 0)
+			close(o.pfd);
+		if (o.dir != f->root)
+			close(o.dir);
+	}
+	if (e != 0)
+		return byname ? ENOENT : e;
+	if (path[0] && mfw_push(&f->byname, lastname, strlen(lastname)) < 0) {
+		close(r->fd);
+		r->fd = -1;
+		return ENAMETOOLONG;
+	}
+	return 0;
+}
