@@ -46,6 +46,7 @@ import shutil
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -136,6 +137,131 @@ def become_subreaper():
         return False
 
 
+def sched_ns(pid):
+    """The scheduler's on-CPU time of one live process, in ns (exact)."""
+    try:
+        with open("/proc/%d/schedstat" % pid) as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class TaskStats:
+    """Exit records of every process, from the kernel's taskstats interface
+    (generic netlink, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK): for each exiting
+    task its pid, parent, name, on-CPU time in ns (se.sum_exec_runtime, the
+    figure /proc's adjusted utime+stime add up to) and peak RSS (hiwater_rss,
+    the same number as VmHWM, taken at exit, so no sampling can miss it).
+    Root only; without it the benchmark falls back to /proc alone.  Read
+    without a thread: the measurement loop drains the socket as it samples."""
+
+    GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME, CTRL_ATTR_FAMILY_ID = 0x10, 3, 2, 1
+    CMD_GET, ATTR_REGISTER_CPUMASK, TYPE_STATS, TYPE_AGGR_PID = 1, 3, 3, 4
+
+    def __init__(self):
+        self.records = []
+        self.drops = 0
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)  # NETLINK_GENERIC
+        try:
+            self.sock.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)            # SO_RCVBUFFORCE
+        except OSError:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
+        self.sock.bind((0, 0))
+        self.sock.settimeout(5)
+        self.sock.send(self._msg(self.GENL_ID_CTRL, self.CTRL_CMD_GETFAMILY,
+                                 self._attr(self.CTRL_ATTR_FAMILY_NAME, b"TASKSTATS\0"), 1))
+        a = self._attrs(self.sock.recv(65536)[20:])
+        if self.CTRL_ATTR_FAMILY_ID not in a:
+            raise OSError("no TASKSTATS netlink family")
+        self.family = struct.unpack("H", a[self.CTRL_ATTR_FAMILY_ID][:2])[0]
+        mask = b"0-%d\0" % (os.cpu_count() - 1)
+        self.sock.send(self._msg(self.family, self.CMD_GET,
+                                 self._attr(self.ATTR_REGISTER_CPUMASK, mask), 2))
+        self.sock.settimeout(None)
+
+    @staticmethod
+    def _attr(t, data):
+        n = 4 + len(data)
+        return struct.pack("HH", n, t) + data + b"\0" * ((4 - n % 4) % 4)
+
+    @staticmethod
+    def _msg(typ, cmd, attrs, seq):
+        body = struct.pack("BBH", cmd, 1, 0) + attrs
+        return struct.pack("IHHII", 16 + len(body), typ, 1, seq, 0) + body  # NLM_F_REQUEST
+
+    @staticmethod
+    def _attrs(b):
+        out, i = {}, 0
+        while i + 4 <= len(b):
+            n, t = struct.unpack_from("HH", b, i)
+            if n < 4:
+                break
+            out.setdefault(t & 0x3fff, b[i + 4:i + n])
+            i += (n + 3) & ~3
+        return out
+
+    def drain(self):
+        """Read every record the kernel has queued (non-blocking).  A task's
+        record is queued in its exit path, before its parent can reap it,
+        so once a session is reaped its records are all here."""
+        while True:
+            try:
+                buf = self.sock.recv(1 << 20, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return
+            except OSError as e:
+                if e.errno == 105:          # ENOBUFS: the kernel dropped records
+                    self.drops += 1
+                    continue
+                raise
+            off = 0
+            while off + 16 <= len(buf):
+                n, typ = struct.unpack_from("IH", buf, off)
+                if n < 16:
+                    break
+                if typ == self.family:
+                    agg = self._attrs(buf[off + 20:off + n]).get(self.TYPE_AGGR_PID)
+                    st = self._attrs(agg).get(self.TYPE_STATS) if agg else None
+                    if st and len(st) >= 216:
+                        # struct taskstats (linux/taskstats.h): ac_comm at 80,
+                        # ac_pid/ac_ppid at 128/132, cpu_run_virtual_total
+                        # (se.sum_exec_runtime, ns) at 72, hiwater_rss (KiB) at 200
+                        comm = st[80:112].split(b"\0")[0].decode(errors="replace")
+                        pid, ppid = struct.unpack_from("II", st, 128)
+                        cpu_ns = struct.unpack_from("Q", st, 72)[0]
+                        hwm = struct.unpack_from("Q", st, 200)[0]
+                        self.records.append((pid, ppid, comm, cpu_ns, hwm))
+                off += (n + 3) & ~3
+
+    def drain_and_clear(self):
+        self.drain()
+        self.records, self.drops = [], 0
+
+    def take(self):
+        self.drain()
+        recs, drops = self.records, self.drops
+        self.records, self.drops = [], 0
+        return recs, drops
+
+
+def session_trees(records, listener):
+    """Group exit records into sessions: each child of the listener and all
+    its descendants.  Returns [[record, ...], ...]."""
+    kids = {}
+    for r in records:
+        kids.setdefault(r[1], []).append(r)
+    out = []
+    for root in kids.get(listener, []):
+        procs, stack, depth = [], [root], 0
+        while stack and depth < 10000:
+            r = stack.pop()
+            procs.append(r)
+            stack.extend(x for x in kids.get(r[0], []) if x is not r)
+            depth += 1
+        out.append(procs)
+    return out
+
+
 # ---- daemons ------------------------------------------------------------------
 
 def free_port():
@@ -208,11 +334,16 @@ class Daemon:
 
 
 def write_config(path, data_dir, modules):
+    # As root both daemons chroot into the module and drop to nobody, as a
+    # mirror would; otherwise neither can, and both run as the caller.
+    if os.geteuid() == 0:
+        extra = "\tuse chroot = yes\n\tuid = nobody\n\tgid = nogroup\n"
+    else:
+        extra = "\tuse chroot = no\n"
     with open(path, "w") as f:
         f.write("# generated by bench/bench.py: the same file for both daemons\n")
         for m in modules:
-            f.write("[%s]\n\tpath = %s/%s\n\tread only = yes\n\tuse chroot = yes\n"
-                    "\tuid = nobody\n\tgid = nogroup\n" % (m, data_dir, m))
+            f.write("[%s]\n\tpath = %s/%s\n\tread only = yes\n%s" % (m, data_dir, m, extra))
 
 
 # ---- one measurement ----------------------------------------------------------
@@ -220,13 +351,15 @@ def write_config(path, data_dir, modules):
 class Measurement:
     """Runs client jobs against one daemon and watches its sessions."""
 
-    def __init__(self, daemon, poll):
-        self.d, self.poll_s = daemon, poll
+    def __init__(self, daemon, poll, ts):
+        self.d, self.poll_s, self.ts = daemon, poll, ts
         self.sessions = {}        # (root pid, start) -> {pid: [comm, hwm, cpu]}, and rss max
         self.seen = {}            # (pid, start) -> session key
         self.total_rss = 0
 
     def sample(self):
+        if self.ts:
+            self.ts.drain()
         tot = 0
         for root in children(self.d.pid):
             st = proc_stat(root)
@@ -243,7 +376,8 @@ class Measurement:
                         continue
                 m = mem_status(pid)
                 if m is not None:
-                    e = sess["procs"].setdefault((pid, pst[4]), [pst[0], 0, 0])
+                    e = sess["procs"].setdefault((pid, pst[4]), [pst[0], 0, 0, 0])
+                    e[3] = max(e[3], m[1])
                     e[0] = pst[0]
                     e[1] = max(e[1], m[0])
                     e[2] = max(e[2], pst[2])
@@ -254,26 +388,35 @@ class Measurement:
             tot += rss_sum
         self.total_rss = max(self.total_rss, tot)
 
-    def orphans(self, clients):
-        """Session processes re-parented to us: not reaped by their parent."""
-        n, lost = 0, 0
+    def orphans(self, clients, daemons=()):
+        """Session processes re-parented to us (we are a subreaper): not
+        reaped by their parent, so missing from the listener's cutime.
+        Returns their pids; zombies among them are reaped here."""
+        out = []
         for pid in children(os.getpid()):
-            if pid in clients:
+            if pid in clients or pid in daemons:
                 continue
             st = proc_stat(pid)
-            if st and (pid, st[4]) in self.seen:
-                n += 1
-                lost += st[2] + st[3]
-        return n, lost
+            if st is None:
+                continue
+            if (pid, st[4]) in self.seen or st[0].startswith("prsyncd") or st[0] == "rsync":
+                out.append(pid)
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except OSError:
+                    pass
+        return out
 
-    def run(self, jobs, concurrency, linger=60.0):
+    def run(self, jobs, concurrency, daemon_pids, linger=60.0):
         L = self.d.pid
         end = time.monotonic() + linger
         while children(L) and time.monotonic() < end:
             time.sleep(0.02)
         if children(L):
             raise RuntimeError("%s: sessions of an earlier measurement are still running" % self.d.name)
-        c0 = proc_stat(L)
+        if self.ts:
+            self.ts.drain_and_clear()
+        c0, s0 = proc_stat(L), sched_ns(L)
         pending, results = list(enumerate(jobs)), [None] * len(jobs)
         client_pids, lock = set(), threading.Lock()
 
@@ -311,31 +454,63 @@ class Measurement:
             self.sample()
             time.sleep(self.poll_s / 2)
         reaped = not children(L)
-        c1 = proc_stat(L)
-        norph, lost = self.orphans(client_pids)
-        by_comm = {}
-        for sess in self.sessions.values():
-            for comm, _hwm, cpu in sess["procs"].values():
-                by_comm[comm] = by_comm.get(comm, 0) + cpu / HZ
-        sess_hwm = [sum(v[1] for v in s["procs"].values()) for s in self.sessions.values()]
-        sess_rss = [s["rss"] for s in self.sessions.values()]
-        return {
+        c1, s1 = proc_stat(L), sched_ns(L)
+        orphans = self.orphans(client_pids, daemon_pids)
+        res = {
             "rc": [r[0] for r in results],
             "client_wall": [round(r[2] - r[1], 4) for r in results],
             "wall": round(t_last - t_first, 4),
-            "cpu": ((c1[2] + c1[3]) - (c0[2] + c0[3])) / HZ,
-            "cpu_listener_self": (c1[2] - c0[2]) / HZ,
-            "cpu_seen_by_comm": {k: round(v, 3) for k, v in by_comm.items()},
+            # the /proc figure: the listener's utime+stime+cutime+cstime
+            "cpu_proc": ((c1[2] + c1[3]) - (c0[2] + c0[3])) / HZ,
             "reaped": reaped,
-            "orphans": norph,
-            "orphan_cpu": lost / HZ,
-            "sessions": len(self.sessions),
-            "mem_kb": max(sess_hwm) if sess_hwm else 0,
-            "mem_rss_kb": max(sess_rss) if sess_rss else 0,
+            "orphans": len(orphans),
+            "mem_sampled_kb": max((sum(v[1] for v in x["procs"].values())
+                                   for x in self.sessions.values()), default=0),
+            "mem_rss_kb": max((x["rss"] for x in self.sessions.values()), default=0),
             "mem_all_kb": self.total_rss,
-            "procs_per_session": max((len(s["procs"]) for s in self.sessions.values()), default=0),
+            "sampled_procs": [[v[0], v[1], v[3]] for x in self.sessions.values() for v in x["procs"].values()][:8],
             "transferred": [files_transferred(r[3]) for r in results],
         }
+        res["cpu"], res["mem_kb"], res["source"] = res["cpu_proc"], res["mem_sampled_kb"], "proc"
+        listener_s = (s1 - s0) / 1e9 if s0 is not None and s1 is not None else (c1[2] - c0[2]) / HZ
+        split = {"listener": listener_s}
+        if self.ts:
+            recs, drops = self.ts.take()
+            trees = session_trees(recs, L)
+            lost = [r for r in recs if r[0] in orphans]
+            for tree in trees:
+                for r in tree:
+                    split[r[2]] = split.get(r[2], 0.0) + r[3] / 1e9
+            res.update(
+                ts_drops=drops, sessions=len(trees),
+                procs_per_session=max((len(t) for t in trees), default=0),
+                orphan_cpu=sum(r[3] for r in lost) / 1e9)
+            # A process's peak: the larger of its last sampled VmHWM (exact
+            # while it lived) and hiwater_rss at exit (covers what came after
+            # the last sample, and processes too short to be sampled; the
+            # kernel computes it from per-CPU counters, so it can be a little
+            # low).
+            sampled = {}
+            for x in self.sessions.values():
+                for (pid, _start), v in x["procs"].items():
+                    sampled[pid] = max(sampled.get(pid, 0), v[1])
+
+            def peak(t):
+                return sum(max(r[4], sampled.get(r[0], 0)) for r in t)
+            if trees:
+                big = max(trees, key=peak)
+                res["peak_session"] = [[r[2], round(r[3] / 1e9, 4), r[4], sampled.get(r[0], 0)]
+                                       for r in big]
+            if drops == 0 and trees:
+                # exact: the listener's own time plus every session process's
+                res["cpu"] = listener_s + sum(r[3] for t in trees for r in t) / 1e9
+                res["mem_kb"] = max(peak(t) for t in trees)
+                res["source"] = "taskstats"
+        else:
+            res.update(sessions=len(self.sessions),
+                       procs_per_session=max((len(x["procs"]) for x in self.sessions.values()), default=0))
+        res["split"] = {k: round(v, 4) for k, v in split.items()}
+        return res
 
 
 def files_transferred(path):
@@ -492,13 +667,14 @@ class Bench:
             for d in order:
                 self.prepare_run(sc, dest)
                 tag = "%s.%s.%d" % (sc.sid, d.name, r)
-                m = Measurement(d, self.a.poll_ms / 1000)
-                res = m.run(self.jobs(d, sc, dest, tag), sc.concurrency)
+                m = Measurement(d, self.a.poll_ms / 1000, self.ts)
+                res = m.run(self.jobs(d, sc, dest, tag), sc.concurrency,
+                            {x.proc.pid for x in daemons})
                 res.update(scenario=sc.sid, server=d.name, run=r)
                 self.results.append(res)
                 ok = all(rc == 0 for rc in res["rc"])
-                log("%-13s %-7s run %d: wall %.2fs cpu %.2fs mem %.1f MiB%s%s%s" % (
-                    sc.sid, d.name, r + 1, res["wall"], res["cpu"], res["mem_kb"] / 1024,
+                log("%-13s %-7s run %d: wall %.2fs cpu %.3fs (proc %.2fs) mem %.1f MiB%s%s%s" % (
+                    sc.sid, d.name, r + 1, res["wall"], res["cpu"], res["cpu_proc"], res["mem_kb"] / 1024,
                     "" if ok else "  FAILED rc=%s (see %s)" % (sorted(set(res["rc"])), self.work),
                     "" if res["reaped"] else "  NOT REAPED",
                     "  %d ORPHANS" % res["orphans"] if res["orphans"] else ""))
@@ -519,6 +695,12 @@ class Bench:
         t_start = time.monotonic()
         os.makedirs(a.data, exist_ok=True)
         subreaper = become_subreaper()
+        self.ts = None
+        if not a.no_taskstats:
+            try:
+                self.ts = TaskStats()
+            except OSError as e:
+                log("taskstats unavailable (%s): CPU and memory from /proc only" % e)
         scs = scenarios(self.sz, {})
         wanted = [s.sid for s in scs] if not a.scenarios else a.scenarios.split(",")
         unknown = set(wanted) - {s.sid for s in scs}
@@ -549,8 +731,9 @@ class Bench:
                     d = Daemon(name, [a.prsyncd] + common, self.work, a.wrap)
                 d.start()
                 daemons.append(d)
-            log("work directory %s (%s); data %s; runs %d; subreaper %s" % (
-                self.dest_root, fstype(self.dest_root), a.data, self.runs, "yes" if subreaper else "no"))
+            log("work directory %s (%s); data %s; runs %d; subreaper %s; taskstats %s" % (
+                self.dest_root, fstype(self.dest_root), a.data, self.runs,
+                "yes" if subreaper else "no", "yes" if self.ts else "no"))
             for i, sc in enumerate(scs):
                 self.run_scenario(sc, daemons, scs[i + 1] if i + 1 < len(scs) else None)
         finally:
@@ -572,9 +755,14 @@ class Bench:
         return 1 if bad else 0
 
     def table(self, scs):
-        def med(sid, server, key):
-            v = [r[key] for r in self.results if r["scenario"] == sid and r["server"] == server
-                 and all(rc == 0 for rc in r["rc"])]
+        def ok(r):
+            return all(rc == 0 for rc in r["rc"])
+
+        def runs_of(sid, server):
+            return [r for r in self.results if r["scenario"] == sid and r["server"] == server and ok(r)]
+
+        def med(sid, server, key, sub=None):
+            v = [r[key] if sub is None else r[key].get(sub, 0.0) for r in runs_of(sid, server)]
             return statistics.median(v) if v else None
 
         def ratio(p, r):
@@ -583,7 +771,9 @@ class Bench:
         def fmt(v, unit):
             if v is None:
                 return "-"
-            return "%.2f s" % v if unit == "s" else "%.1f MiB" % (v / 1024)
+            if unit == "s":
+                return "%.3f s" % v if v < 10 else "%.2f s" % v
+            return "%.1f MiB" % (v / 1024)
         print()
         print("| scenario | rsyncd CPU | prsyncd CPU | CPU P/R | rsyncd wall | prsyncd wall"
               " | wall P/R | rsyncd mem | prsyncd mem | mem P/R |")
@@ -594,6 +784,18 @@ class Bench:
                 rv, pv = med(sc.sid, "rsyncd", key), med(sc.sid, "prsyncd", key)
                 row += [fmt(rv, unit), fmt(pv, unit), ratio(pv, rv)]
             print("| " + " | ".join(row) + " |")
+        # Where each server's CPU went, by process (medians of each part).
+        print()
+        print("| scenario | rsyncd listener | rsyncd session | prsyncd listener | prsyncd monitor"
+              " | prsyncd worker | monitor/worker |")
+        print("|---|---|---|---|---|---|---|")
+        for sc in scs:
+            rl, rs = med(sc.sid, "rsyncd", "split", "listener"), med(sc.sid, "rsyncd", "split", "rsync")
+            pl = med(sc.sid, "prsyncd", "split", "listener")
+            pm = med(sc.sid, "prsyncd", "split", "prsyncd-monitor")
+            pw = med(sc.sid, "prsyncd", "split", "prsyncd-worker")
+            print("| %s | %s | %s | %s | %s | %s | %s |" % (
+                sc.sid, fmt(rl, "s"), fmt(rs, "s"), fmt(pl, "s"), fmt(pm, "s"), fmt(pw, "s"), ratio(pm, pw)))
         notes = []
         for sc in scs:
             if sc.concurrency > 1:
@@ -604,19 +806,34 @@ class Bench:
             for server in SERVERS:
                 xs = {t for r in self.results if r["scenario"] == sc.sid and r["server"] == server
                       for t in r["transferred"]}
-                if sc.dest_kind == "seeded" and xs != {0}:
-                    notes.append("%s %s: files transferred %s (expected 0)" % (sc.sid, server, sorted(map(str, xs))))
+                if sc.dest_kind == "seeded" and xs and xs != {0}:
+                    notes.append("%s %s: files transferred %s (expected 0)" % (
+                        sc.sid, server, sorted(map(str, xs))))
         for r in self.results:
-            if any(rc != 0 for rc in r["rc"]):
-                notes.append("%s %s run %d: client exit codes %s" % (
-                    r["scenario"], r["server"], r["run"] + 1, sorted(set(r["rc"]))))
+            where = "%s %s run %d" % (r["scenario"], r["server"], r["run"] + 1)
+            if not ok(r):
+                notes.append("%s: client exit codes %s" % (where, sorted(set(r["rc"]))))
             if not r["reaped"] or r["orphans"]:
-                notes.append("%s %s run %d: sessions not reaped (%d orphans, %.2f s CPU not counted)" % (
-                    r["scenario"], r["server"], r["run"] + 1, r["orphans"], r["orphan_cpu"]))
-        if notes:
-            print()
-            for n in notes:
-                print("- " + n)
+                notes.append("%s: sessions not reaped (%d orphans, %.2f s CPU not in the listener's)"
+                             % (where, r["orphans"], r.get("orphan_cpu", 0.0)))
+            if r.get("ts_drops"):
+                notes.append("%s: taskstats dropped records; /proc figures used" % where)
+            # The two CPU figures count the same processes; /proc's is in
+            # 10 ms ticks (four fields, each rounded down).
+            if r["source"] == "taskstats" and abs(r["cpu"] - r["cpu_proc"]) > 0.045 + 0.03 * r["cpu"]:
+                notes.append("%s: CPU from taskstats %.3f s but from the listener's /proc/PID/stat %.2f s"
+                             % (where, r["cpu"], r["cpu_proc"]))
+        srcs = sorted({r["source"] for r in self.results})
+        notes.append("CPU and memory from: %s" % ", ".join(
+            {"taskstats": "CPU: taskstats exit records of every session process (on-CPU ns) plus the "
+                          "listener's schedstat, checked against the listener's "
+                          "utime+stime+cutime+cstime; memory: per process the larger of the last "
+                          "sampled VmHWM and hiwater_rss at exit, summed over the session",
+             "proc": "the listener's utime+stime+cutime+cstime (10 ms ticks) and sampled VmHWM"}[x]
+            for x in srcs))
+        print()
+        for n in notes:
+            print("- " + n)
 
 
 def fstype(path):
@@ -645,6 +862,8 @@ def main():
     p.add_argument("--poll-ms", type=float, default=20.0)
     p.add_argument("--client-timeout", type=int, default=1800)
     p.add_argument("--keep", action="store_true", help="keep the work directory (logs, outputs)")
+    p.add_argument("--no-taskstats", action="store_true",
+                   help="measure from /proc alone (as without root)")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
     a = p.parse_args()
     if a.full and a.tiny:
