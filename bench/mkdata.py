@@ -13,7 +13,7 @@ a data set whose stamp matches is reused untouched):
                         bytes, 100 files per directory, 20 directories per
                         top-level group: gNN/dNN/fNNN.bin
   big BYTES             one file big.bin of BYTES random bytes, and
-                        big.edit (outside the module, next to it): an
+                        NAME.edit (outside the module, next to it): an
                         edited copy with an older mtime (32 overwritten
                         4 KiB regions, 1,000 bytes inserted at 1/3, 1,000
                         removed at 2/3), the basis of the delta pulls

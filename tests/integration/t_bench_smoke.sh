@@ -32,7 +32,7 @@ for id in $ids; do
 	grep -Eq "^\| .*\`$id\` \| $num s \| $num s \| $num \| $num s \| $num s \| $num \| $num MiB \| $num MiB \| $num \|\$" "$TMP/out" \
 		|| missing="$missing $id"
 	# the split by process
-	grep -Eq "^\| $id \| $num s \| $num s \| $num s \| $num s \| $num s \| " "$TMP/out" \
+	grep -Eq "^\| $id \| $num s \| $num s \| -?$num s \| $num s \| $num s \| $num s \| -?$num s \| " "$TMP/out" \
 		|| missing="$missing $id(split)"
 done
 [ -z "$missing" ] && pass "every scenario has a complete row" || {
@@ -53,7 +53,7 @@ for r in res:
         bad.append(where + ": client exit %s" % r["rc"])
     if not r["reaped"] or r["orphans"]:
         bad.append(where + ": not reaped")
-    if r["source"] != "taskstats":
+    if r["mem_source"] != "taskstats":
         continue        # not root: /proc sampling may miss a short session
     if r["sessions"] != len(r["rc"]):
         bad.append(where + ": %d sessions seen for %d clients" % (r["sessions"], len(r["rc"])))
