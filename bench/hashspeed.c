@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("buffer %zu MiB (larger than the last-level cache), blocks of %zu bytes; GB/s, best of 3\n",
+	printf("buffer %zu MiB, blocks of %zu bytes; GB/s, best of 3\n",
 	       mib, blk);
 	printf("%-34s %6.2f\n", "sum1 per block, scalar", rate(f_sum1_scalar, buf, size, blk, 3));
 	if (__builtin_cpu_supports("avx2"))
