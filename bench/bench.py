@@ -30,10 +30,12 @@ $PRSYNCD_BENCH_DATA or /var/tmp/prsyncd-bench-data) and reused by later
 runs; destinations go under --dest (default a new directory in /dev/shm,
 removed at the end).
 
---wrap CMD runs the prsyncd daemon under CMD (e.g. 'perf record -g -o
-FILE --' or 'strace -f -c -o FILE'); the listener is then found below the
-wrapper.  Use it with --servers prsyncd for profiles: the CPU figures of
-a wrapped daemon include the wrapper's overhead.
+--wrap CMD runs each daemon under CMD, with {server} replaced by its name
+(e.g. --wrap 'perf record -e cpu-clock -g -o /tmp/perf.{server} --' or
+'strace -f -qq -o /tmp/strace.{server}'); the listener is then found below
+the wrapper.  For profiles (docs/performance.md, "Where the time goes"),
+usually with --runs 1 --scenarios ID: a traced daemon's figures are not
+comparable with an untraced one's.
 
 Exit status 0 when every pull of every run succeeded, 1 otherwise.
 """
@@ -815,10 +817,11 @@ class Bench:
                     continue
                 common = ["--no-detach", "--config=" + conf, "--address=127.0.0.1",
                           "--log-file=" + os.path.join(self.work, name + ".log")]
+                wrap = a.wrap.replace("{server}", name)
                 if name == "rsyncd":
-                    d = Daemon(name, ["rsync", "--daemon"] + common, self.work)
+                    d = Daemon(name, ["rsync", "--daemon"] + common, self.work, wrap)
                 else:
-                    d = Daemon(name, [a.prsyncd] + common, self.work, a.wrap)
+                    d = Daemon(name, [a.prsyncd] + common, self.work, wrap)
                 d.start()
                 daemons.append(d)
             log("work directory %s (%s); data %s; runs %d; subreaper %s; taskstats %s" % (
@@ -959,7 +962,7 @@ def main():
     p.add_argument("--json", default="", help="write every measurement to FILE")
     p.add_argument("--servers", default="rsyncd,prsyncd")
     p.add_argument("--prsyncd", default=os.path.join(TOP, "build", "prsyncd"))
-    p.add_argument("--wrap", default="", help="run the prsyncd daemon under this command")
+    p.add_argument("--wrap", default="", help="run each daemon under this command ({server}: its name)")
     p.add_argument("--poll-ms", type=float, default=20.0)
     p.add_argument("--client-timeout", type=int, default=1800)
     p.add_argument("--keep", action="store_true", help="keep the work directory (logs, outputs)")
