@@ -624,6 +624,7 @@ def scenarios(sz, stamps):
         return stamps.get(name, "")
     mb = lambda n: "%d MB" % round(n / 1e6) if n >= 1e6 else "%d kB" % round(n / 1e3)
     tree_bytes = int(dict(kv.split("=") for kv in desc("tree").split()).get("bytes", 0) or 0)
+    tree_bytes = tree_bytes or sz["tree"] * 11326      # before the data exist: the mean size
     tl = "%s files (%s)" % (format(sz["tree"], ","), mb(tree_bytes))
     big = sz["big"]
     bl = "one %s file" % ("%d GiB" % (big >> 30) if big >= 1 << 30 else "%d MiB" % (big >> 20))

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Where a daemon's CPU goes, by process and kind of work, from a perf profile.
 
-  perf script -i perf.data -F comm,pid,ip,sym | perf_buckets.py [--freq HZ]
+  perf script -i perf.data -F comm,pid,ip,sym | perf_buckets.py [--freq HZ] [--leaves]
 
 Each sample (with its call chain, `perf record --call-graph dwarf`) is put
 in the bucket of the first frame, walking from the leaf towards main, whose
 function is named in BUCKETS (a syscall's kernel entry point names the
 syscall, a user function names the work); samples with no such frame go to
 "other <dso kind>".  Prints per process name (comm) its samples, the
-estimated CPU seconds (samples / HZ) and each bucket's share.
+estimated CPU seconds (samples / HZ) and each bucket's share; with
+--leaves, under each bucket its most frequent leaf functions (where in the
+kernel or library the time is actually spent: copies, wakeups, switches).
 """
 import collections
 import re
@@ -148,15 +150,18 @@ def bucket(frames):
 
 
 def main(argv):
-    freq = 999.0
-    if len(argv) > 2 and argv[1] == "--freq":
-        freq = float(argv[2])
+    freq, leaves = 999.0, "--leaves" in argv
+    if "--freq" in argv:
+        freq = float(argv[argv.index("--freq") + 1])
     per = collections.defaultdict(collections.Counter)
+    leaf = collections.defaultdict(collections.Counter)
     comm, frames = None, []
 
     def flush():
         if comm is not None:
-            per[comm][bucket(frames)] += 1
+            b = bucket(frames)
+            per[comm][b] += 1
+            leaf[(comm, b)][frames[0].split(" (")[0] if frames else "?"] += 1
     for line in sys.stdin:
         line = line.rstrip("\n")
         if not line.strip():
@@ -178,6 +183,9 @@ def main(argv):
         print("== %s: %d samples, ~%.3f s" % (c, n, n / freq))
         for b, k in per[c].most_common(14):
             print("  %5.1f%%  ~%.3f s  %s" % (100.0 * k / n, k / freq, b))
+            if leaves and k * 50 >= n:
+                for f, j in leaf[(c, b)].most_common(6):
+                    print("           %5.1f%%  %s" % (100.0 * j / n, f))
     return 0
 
 

@@ -11,6 +11,7 @@
 #
 #   bench/profile.sh OUT SCENARIO... [-- bench.py options, e.g. --full]
 #
+# FREQ=1999 sets the sampling rate; KEEP=1 keeps the perf.data files.
 # The traced runs are slower than untraced ones: use them for where the
 # time goes and for counts, never for the ratios (make bench gives those).
 set -u
@@ -42,8 +43,8 @@ for s in "${scen[@]}"; do
 				-g caller,0.5,callee,function,percent --percent-limit 2 2>/dev/null \
 				>"$OUT/$s.$server.callers.txt"
 			perf script -i "$d" -F comm,pid,ip,sym 2>/dev/null |
-				python3 "$TOP/bench/perf_buckets.py" --freq "$FREQ" >"$OUT/$s.$server.buckets.txt"
-			rm -f "$d"
+				python3 "$TOP/bench/perf_buckets.py" --freq "$FREQ" --leaves >"$OUT/$s.$server.buckets.txt"
+			[ "${KEEP:-0}" = 1 ] || rm -f "$d"
 		fi
 		t=$OUT/$s.$server.strace
 		if [ -f "$t" ]; then
