@@ -12,17 +12,20 @@ run by run (A B, B A, A B, ...).  Per scenario it prints the medians of
 
   wall    first client start to last client exit, as the clients see it;
   CPU     server CPU: user+system time of the listening daemon and of every
-          process it forked and reaped (utime+stime+cutime+cstime of the
-          listener in /proc/PID/stat, read before the clients start and
-          again once the listener has no child left, zombie or alive).
-          rsyncd: listener -> session child; prsyncd: listener -> session
-          monitor -> worker, each process reaping its child;
-  memory  peak resident memory of one session: the sum over the session's
-          processes of each one's VmHWM (the kernel's own high-water mark,
-          last value read while the process lived), the largest over the
-          sessions of the measurement.
+          process it started: the growth of the daemon's own cgroup's CPU
+          usage (exact), checked against the brief's definition, the
+          listener's utime+stime+cutime+cstime in /proc/PID/stat read
+          before the clients start and again once the listener has no
+          child left, zombie or alive (rsyncd: listener -> session child;
+          prsyncd: listener -> session monitor -> worker, each process
+          reaping its child); without root, the /proc figure alone;
+  memory  peak resident memory of one session: over the session's
+          processes, the sum of each one's peak (the larger of its last
+          sampled VmHWM and hiwater_rss in its taskstats exit record), the
+          largest over the sessions of the measurement;
 
-and the ratios prsyncd/rsyncd of each.  Sizes: the default fits a few
+and the ratios prsyncd/rsyncd of each, then the CPU split by process
+(taskstats exit records).  Sizes: the default fits a few
 minutes on a 2-core machine; --full is the issue's table (20,000 files,
 1 GiB, ...); --tiny is the test suite's smoke.  Test data is generated
 deterministically (bench/mkdata.py) under --data (default
@@ -60,8 +63,8 @@ MKDATA = os.path.join(TOP, "bench", "mkdata.py")
 HZ = os.sysconf("SC_CLK_TCK")
 MiB = 1 << 20
 
-# Data set sizes per level.  c50_dir is the part of the tree each of the
-# 50 concurrent clients pulls (one directory of 100 files, ~1.1 MB).
+# Data set sizes per level (c50's clients each pull one directory of the
+# tree: 100 files, ~1.1 MB).
 SIZES = {
     "tiny": dict(tree=60, big=2 * MiB, text=300_000, small=4096, seq=3,
                  t200k=300, t1m=500, c8=3, c50=4),
@@ -474,7 +477,9 @@ class Measurement:
             st = proc_stat(pid)
             if st is None:
                 continue
-            if (pid, st[4]) in self.seen or st[0].startswith("prsyncd") or st[0] == "rsync":
+            # seen below the listener, or a prsyncd binary (a client's own
+            # orphan, also named rsync, is not the server's)
+            if (pid, st[4]) in self.seen or st[0].startswith("prsyncd"):
                 out.append(pid)
                 try:
                     os.waitpid(pid, os.WNOHANG)
