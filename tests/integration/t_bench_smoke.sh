@@ -15,15 +15,17 @@ fi
 timeout 300 python3 "$TOP/bench/bench.py" --tiny --runs 1 --data "$TMP/data" --dest "$TMP" \
 	--json "$TMP/bench.json" --prsyncd "$REL" >"$TMP/out" 2>"$TMP/err"
 rc=$?
-[ "$rc" = 0 ] && pass "bench.py --tiny exits 0" || {
+if [ "$rc" = 0 ]; then
+	pass "bench.py --tiny exits 0"
+else
 	fail "bench.py --tiny exited $rc"
 	tail -20 "$TMP/err"
 	cat "$TMP/out"
-}
+fi
 
 ids=$(python3 "$TOP/bench/bench.py" --tiny --list | awk '{print $1}')
 n=$(printf '%s\n' "$ids" | grep -c .)
-[ "$n" = 13 ] && pass "13 scenarios listed" || fail "scenarios listed: $n"
+if [ "$n" = 13 ]; then pass "13 scenarios listed"; else fail "scenarios listed: $n"; fi
 
 num='[0-9]+\.[0-9]+'
 missing=""
@@ -35,14 +37,16 @@ for id in $ids; do
 	grep -Eq "^\| $id \| $num s \| $num s \| -?$num s \| $num s \| $num s \| $num s \| -?$num s \| " "$TMP/out" \
 		|| missing="$missing $id(split)"
 done
-[ -z "$missing" ] && pass "every scenario has a complete row" || {
+if [ -z "$missing" ]; then
+	pass "every scenario has a complete row"
+else
 	fail "rows missing or incomplete:$missing"
 	cat "$TMP/out"
-}
+fi
 
 # Every pull succeeded, each server's sessions were reaped into its
 # listener, and the CPU was counted the same way for both.
-python3 - "$TMP/bench.json" <<'PY' >"$TMP/check" 2>&1
+if python3 - "$TMP/bench.json" <<'PY' >"$TMP/check" 2>&1
 import json, sys
 d = json.load(open(sys.argv[1]))
 res = d["results"]
@@ -63,8 +67,11 @@ for r in res:
 print("\n".join(bad) or "ok")
 sys.exit(1 if bad else 0)
 PY
-if [ $? = 0 ]; then pass "all pulls succeeded, sessions reaped and counted"; else
-	fail "measurement problems: $(head -5 "$TMP/check")"; fi
-grep -q 'total time' "$TMP/out" && pass "total time printed" || fail "no total time line"
+then
+	pass "all pulls succeeded, sessions reaped and counted"
+else
+	fail "measurement problems: $(head -5 "$TMP/check")"
+fi
+if grep -q 'total time' "$TMP/out"; then pass "total time printed"; else fail "no total time line"; fi
 
 finish
