@@ -166,3 +166,10 @@ install: all
 
 clean:
 	rm -rf build
+
+# Side-by-side benchmark against rsync --daemon (docs/performance.md):
+#   make bench                        default sizes (a few minutes), 3 runs
+#   make bench BENCH_ARGS=--full      the issue's sizes
+.PHONY: bench
+bench: all
+	python3 bench/bench.py $(BENCH_ARGS)
