@@ -46,8 +46,9 @@ MONITOR_SRC := $(wildcard src/monitor/*.c)
 WORKER_SRC  := $(wildcard src/worker/*.c)
 # The listener validates module filter rules at load time (src/priv/modfilter.c).
 LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT)
-# Until sessions receive a configuration snapshot they parse the file too.
-MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) src/listener/config.c $(PROTO_MSG) $(PROTO_FILT) \
+# Sessions get the configuration as a sealed snapshot (src/priv/cfgsnap.c):
+# the parser (src/listener/config.c) is the listener's alone.
+MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(PROTO_FILT) \
                build/gen/monitor_policy.c build/gen/sanitizer_policy.c
 WORKER_ALL   = $(WORKER_SRC) $(PROTO_SRC) build/gen/worker_policy.c build/gen/sanitizer_policy.c
 POLICIES    := $(wildcard policy/*.policy)
