@@ -11,7 +11,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 
 PACKAGES="build-essential pkg-config clang libclang-rt-14-dev libseccomp-dev libcap-dev \
-zlib1g-dev libxxhash-dev libssl-dev libzstd-dev liblz4-dev rsync python3 procps"
+zlib1g-dev libxxhash-dev libssl-dev libzstd-dev liblz4-dev rsync python3 procps \
+strace logrotate"
 
 install_deps() {
 	local missing=""
