@@ -98,8 +98,13 @@ int socks_detect(struct socks *s, char *err, size_t errlen)
 	memset(s, 0, sizeof(*s));
 	s->mode = SOCK_BIND;
 	s->conn = -1;
-	if ((rc = activated(s, err, errlen)) != 0)
+	if ((rc = activated(s, err, errlen)) != 0) {
+		/* Accept=yes with StandardInput=socket: the copy on stdin must
+		 * not outlive the session, nor take stray output. */
+		if (rc > 0 && s->mode == SOCK_INETD && stream_kind(0) >= 0)
+			null_stdio();
 		return rc < 0 ? -1 : 0;
+	}
 	if (is_inet_conn(0)) {
 		s->mode = SOCK_INETD;
 		s->conn = fcntl(0, F_DUPFD_CLOEXEC, 10);
