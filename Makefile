@@ -5,12 +5,17 @@
 #   make test-build sanitizer build with test hooks: build/test/...
 #   make check      everything above, then the whole test suite
 #   make fuzz       libFuzzer targets (clang): build/fuzz/...
-#   make install    PREFIX=/usr/local
+#   make install    PREFIX=/usr/local DESTDIR= (binaries, units, man pages, logrotate)
 
 CC      ?= cc
 PREFIX  ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 LIBEXECDIR ?= $(PREFIX)/libexec/prsyncd
+MANDIR  ?= $(PREFIX)/share/man
+# /usr installs configuration in /etc and units where systemd looks.
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+TMPFILESDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/tmpfiles.d,$(PREFIX)/lib/tmpfiles.d)
 VERSION := 0.1.0
 
 PKGS := libseccomp libcap zlib libxxhash libcrypto libzstd liblz4
@@ -46,13 +51,17 @@ MONITOR_SRC := $(wildcard src/monitor/*.c)
 WORKER_SRC  := $(wildcard src/worker/*.c)
 # The listener validates module filter rules at load time (src/priv/modfilter.c).
 LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT)
-# Until sessions receive a configuration snapshot they parse the file too.
-MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) src/listener/config.c $(PROTO_MSG) $(PROTO_FILT) \
+# Sessions get the configuration as a sealed snapshot (src/priv/cfgsnap.c):
+# the parser (src/listener/config.c) is the listener's alone.
+MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(PROTO_FILT) \
                build/gen/monitor_policy.c build/gen/sanitizer_policy.c
 WORKER_ALL   = $(WORKER_SRC) $(PROTO_SRC) build/gen/worker_policy.c build/gen/sanitizer_policy.c
 POLICIES    := $(wildcard policy/*.policy)
 GEN_SRC     := $(patsubst policy/%.policy,build/gen/%_policy.c,$(POLICIES))
-HDRS        := $(wildcard src/*/*.h) build/gen/policies.h
+# The libexec path is compiled in: a new PREFIX must rebuild everything.
+PATHS_STAMP := build/gen/paths.stamp
+$(shell mkdir -p build/gen; echo '$(LIBEXECDIR)' | cmp -s - $(PATHS_STAMP) 2>/dev/null || echo '$(LIBEXECDIR)' > $(PATHS_STAMP))
+HDRS        := $(wildcard src/*/*.h) build/gen/policies.h $(PATHS_STAMP)
 
 REL_OBJ = $(patsubst %.c,build/obj/%.o,$(1))
 TST_OBJ = $(patsubst %.c,build/test/obj/%.o,$(1))
@@ -158,11 +167,24 @@ tcb: build/gen/policies.h $(GEN_SRC)
 	@python3 scripts/tcb.py --cc "$(CC)" --cflags "$(filter-out -DPRSYNCD_% -Werror,$(COMMON))" \
 	  --bin prsyncd $(LISTENER_ALL) --bin prsyncd-monitor $(MONITOR_ALL)
 
+# The three binaries, the systemd units (paths rewritten for SBINDIR and
+# SYSCONFDIR), the logrotate snippet, tmpfiles.d, the man pages, and a
+# sample configuration unless one is already there.
+UNITS := prsyncd.service prsyncd.socket prsyncd-inetd.socket prsyncd-inetd@.service
+FIXPATHS = sed -e 's|/usr/sbin/prsyncd|$(SBINDIR)/prsyncd|g' -e 's|/etc/prsyncd.conf|$(SYSCONFDIR)/prsyncd.conf|g'
 install: all
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(UNITDIR) \
+	  $(DESTDIR)$(SYSCONFDIR)/logrotate.d $(DESTDIR)$(TMPFILESDIR) \
+	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
 	install -m 0755 build/prsyncd $(DESTDIR)$(SBINDIR)/prsyncd
 	install -m 0755 build/prsyncd-monitor $(DESTDIR)$(LIBEXECDIR)/prsyncd-monitor
 	install -m 0755 build/prsyncd-worker $(DESTDIR)$(LIBEXECDIR)/prsyncd-worker
+	for u in $(UNITS); do $(FIXPATHS) policy/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	install -m 0644 policy/prsyncd.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/prsyncd
+	install -m 0644 policy/prsyncd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/prsyncd.conf
+	install -m 0644 man/prsyncd.8 $(DESTDIR)$(MANDIR)/man8/prsyncd.8
+	install -m 0644 man/prsyncd.conf.5 $(DESTDIR)$(MANDIR)/man5/prsyncd.conf.5
+	test -e $(DESTDIR)$(SYSCONFDIR)/prsyncd.conf || install -m 0644 policy/prsyncd.conf $(DESTDIR)$(SYSCONFDIR)/prsyncd.conf
 
 clean:
 	rm -rf build

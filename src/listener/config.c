@@ -83,7 +83,6 @@ struct param {
 static const char *check_absolute(char *val);
 static const char *check_nonempty(char *val);
 static const char *check_facility(char *val);
-static const char *check_max_connections(char *val);
 static const char *check_dont_compress(char *val);
 
 #define G(field) offsetof(struct cfg, field)
@@ -110,6 +109,8 @@ static const struct param params[] = {
 	  .check = check_absolute },
 	{ "handshake timeout", S_GLOBAL, .kind = K_INT,
 	  .off = G(handshake_timeout), .lo = 1, .hi = 3600 },
+	{ "max connections per host", S_GLOBAL, .kind = K_INT,
+	  .off = G(max_connections_per_host), .lo = 0, .hi = 1000000 },
 	/* Global in rsyncd, not implemented. */
 	{ "socket options", S_GLOBAL, .kind = K_IGNORED },
 	{ "listen backlog", S_GLOBAL, .kind = K_IGNORED },
@@ -152,8 +153,11 @@ static const struct param params[] = {
 	{ "auth users", S_MODULE, .kind = K_NEEDED },
 	{ "secrets file", S_MODULE, .kind = K_NEEDED },
 	/* Module, not implemented, safe to ignore. */
-	{ "max connections", S_MODULE, .kind = K_IGNORED,
-	  .check = check_max_connections },
+	/* Counted by the listener (listener.c); a negative value refuses
+	 * every client, as in rsyncd. */
+	{ "max connections", S_MODULE, .kind = K_INT, .off = M(max_connections),
+	  .lo = -1000000, .hi = 1000000 },
+	{ "lock file", S_MODULE, .kind = K_OPTSTR, .off = M(lock_file) },
 	{ "syslog tag", S_MODULE, .kind = K_IGNORED },
 	{ "forward lookup", S_MODULE, .kind = K_IGNORED },
 	{ "numeric ids", S_MODULE, .kind = K_BOOL, .off = M(numeric_ids) },
@@ -161,7 +165,6 @@ static const struct param params[] = {
 	{ "insecure links", S_MODULE, .kind = K_IGNORED },
 	{ "charset", S_MODULE, .kind = K_IGNORED },
 	{ "max verbosity", S_MODULE, .kind = K_IGNORED },
-	{ "lock file", S_MODULE, .kind = K_IGNORED },
 	{ "open noatime", S_MODULE, .kind = K_IGNORED },
 	{ "fake super", S_MODULE, .kind = K_IGNORED },
 	{ "incoming chmod", S_MODULE, .kind = K_IGNORED },
@@ -355,34 +358,27 @@ static const char *check_facility(char *val)
 	return "is not a syslog facility name";
 }
 
-/* rsyncd takes a negative limit as "module disabled"; ignoring that would
- * publish a module its administrator switched off. */
-static const char *check_max_connections(char *val)
-{
-	char *end;
-	long n = strtol(val, &end, 10);
-
-	if (end != val && n < 0)
-		return "is negative, which disables the module in rsyncd; that is "
-		       "not implemented yet, refusing to start";
-	return NULL;
-}
-
-/* Decimal digits only: "80x" or "+80" is a typo, not a port. */
+/* Decimal digits only: "80x" or "+80" is a typo, not a port.  A leading
+ * '-' only where the range allows negative values. */
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
-	long long v = 0;
+	long long v = 0, sign = 1;
 
+	if (*s == '-' && lo < 0) {
+		sign = -1;
+		s++;
+	}
 	if (!*s)
 		return -1;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')
 			return -1;
 		v = v * 10 + (*s - '0');
-		if (v > hi)
+		if (v > (long long)INT_MAX)
 			return -1;
 	}
-	if (v < lo)
+	v *= sign;
+	if (v < lo || v > hi)
 		return -1;
 	*out = (int)v;
 	return 0;
@@ -912,16 +908,4 @@ void cfg_free(struct cfg *c)
 		free(c->warnings[i]);
 	free(c->warnings);
 	memset(c, 0, sizeof *c);
-}
-
-const struct cfg_module *cfg_find_module(const struct cfg *c, const char *name)
-{
-	size_t i;
-
-	if (!c || !name)
-		return NULL;
-	for (i = 0; i < c->nmodules; i++)
-		if (strcmp(c->modules[i].name, name) == 0)
-			return &c->modules[i];
-	return NULL;
 }

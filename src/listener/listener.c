@@ -1,21 +1,29 @@
 /*
- * The listener: binds, accepts, and for each connection forks and
- * executes the session monitor (prsyncd-monitor), so every connection
- * starts from a fresh address-space layout.  It never reads from a client; it
- * only counts and reaps its children.
+ * The listener: gets connections (bound, socket-activated or inetd), and
+ * for each one forks and executes the session monitor (prsyncd-monitor),
+ * so every connection starts from a fresh address-space layout.  It never
+ * reads from a client.  It keeps the table of running sessions, answers
+ * their requests for connection slots (sessions.c), reaps them, reloads
+ * the configuration on SIGHUP and stops on SIGTERM.
+ *
+ * Each session monitor starts with: fd 3 the client, fd 4 the log file
+ * (with --log-fd), fd 5 the sealed configuration snapshot of the current
+ * generation, fd 6 its end of the listener channel.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fds.h"
@@ -23,46 +31,32 @@
 #include "log.h"
 #include "reap.h"
 
-#define MAX_LISTEN 8
-#define BACKLOG 64
+#define KILL_GRACE_MS 5000   /* after SIGTERM to sessions, before SIGKILL */
+#define ACCEPT_BURST 64      /* connections taken per socket per wake-up */
+
+struct lsn {
+	const struct listener_opts *o;
+	struct socks *sk;
+	struct gen *cur;
+	struct sessions t;
+	int log_fd;
+	int pid_fd;
+	unsigned long started;
+	int stopping;            /* 1: draining; 2: sessions told to end; 3: killed */
+	int64_t deadline;        /* of the current stopping phase */
+	int status_dirty;
+	int64_t status_sent;
+	int64_t full_logged;
+};
 
 static char monitor_exe[4096];
 
-static int bind_all(const struct listener_opts *o, int *fds)
+static int64_t now_ms(void)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
-	struct addrinfo *res, *ai;
-	char port[16];
-	int n = 0, rc;
+	struct timespec ts;
 
-	snprintf(port, sizeof(port), "%d", o->port);
-	rc = getaddrinfo(o->address, port, &hints, &res);
-	if (rc != 0) {
-		log_msg(PR_LOG_ERR, "address %s: %s", o->address ? o->address : "*", gai_strerror(rc));
-		return -1;
-	}
-	for (ai = res; ai != NULL && n < MAX_LISTEN; ai = ai->ai_next) {
-		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-		int one = 1;
-
-		if (fd < 0)
-			continue;
-		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		/* Separate IPv4 and IPv6 sockets, so both can bind the port. */
-		if (ai->ai_family == AF_INET6)
-			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, BACKLOG) < 0) {
-			log_msg(PR_LOG_ERR, "bind/listen on port %d (%s): %s", o->port,
-				ai->ai_family == AF_INET6 ? "IPv6" : "IPv4", strerror(errno));
-			close(fd);
-			continue;
-		}
-		fds[n++] = fd;
-	}
-	freeaddrinfo(res);
-	if (n == 0)
-		log_msg(PR_LOG_ERR, "could not listen on any address");
-	return n ? n : -1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* A helper binary: next to our own executable (a build tree, or a package
@@ -86,65 +80,152 @@ static int find_helper(const char *name, char *out, size_t outlen)
 	return access(out, X_OK) == 0 ? 0 : -1;
 }
 
-static int start_session(const struct listener_opts *o, int client)
+/* One descriptor per running session (its channel) plus what the session
+ * passes through: hundreds of idle clients must not exhaust the soft
+ * limit while the hard limit allows more. */
+static void raise_nofile(void)
 {
-	char cfgarg[4200], workerarg[4200], chrootarg[4200];
-	char *argv[8];
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (1u << 20) ? (1u << 20) : rl.rlim_max;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = want;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void send_status(struct lsn *l)
+{
+	notify_send("STATUS=%s%zu session%s running, %lu started; configuration %u", l->stopping ? "stopping: " : "",
+		    l->t.n, l->t.n == 1 ? "" : "s", l->started, l->cur->id);
+	l->status_dirty = 0;
+	l->status_sent = now_ms();
+}
+
+/* Child side of start_session(): put each descriptor at its number
+ * (all first moved above 10 so no dup2 clobbers another), close the
+ * rest, exec. */
+static void exec_monitor(const struct lsn *l, int client, int chan)
+{
+	char workerarg[4200];
+	char *argv[4];
 	char *const envp[] = { NULL };
 	int a = 0;
 	sigset_t none;
-	pid_t pid = fork();
 
-	if (pid < 0) {
-		log_msg(PR_LOG_ERR, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid > 0)
-		return 0;
-	/* Child: the client becomes PR_FD_CLIENT, the log PR_FD_LOG.  Both are
-	 * first moved out of the way so neither dup2 can clobber the other. */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	int c2 = fcntl(client, F_DUPFD_CLOEXEC, 10);
-	int l2 = o->log_fd >= 0 ? fcntl(o->log_fd, F_DUPFD_CLOEXEC, 10) : -1;
-	if (c2 < 0 || (o->log_fd >= 0 && l2 < 0) || dup2(c2, PR_FD_CLIENT) < 0 ||
-	    (l2 >= 0 && dup2(l2, PR_FD_LOG) < 0))
+	int l2 = l->log_fd >= 0 ? fcntl(l->log_fd, F_DUPFD_CLOEXEC, 10) : -1;
+	int s2 = fcntl(l->cur->snap_fd, F_DUPFD_CLOEXEC, 10);
+	int h2 = fcntl(chan, F_DUPFD_CLOEXEC, 10);
+	if (c2 < 0 || s2 < 0 || h2 < 0 || (l->log_fd >= 0 && l2 < 0) ||
+	    dup2(c2, PR_FD_CLIENT) < 0 || dup2(s2, PR_FD_CFG) < 0 || dup2(h2, PR_FD_LISTENER) < 0 ||
+	    (l2 >= 0 ? dup2(l2, PR_FD_LOG) < 0 : (close(PR_FD_LOG), 0)))
 		_exit(127);
-	close_range(o->log_fd >= 0 ? PR_FD_LOG + 1 : PR_FD_CLIENT + 1, ~0U, 0);
+	close_range(PR_FD_LISTENER + 1, ~0U, 0);
 	null_stdio();
-	snprintf(cfgarg, sizeof(cfgarg), "--config=%s", o->config_path);
 	argv[a++] = (char *)"prsyncd-monitor";
-	argv[a++] = cfgarg;
-	if (o->log_fd >= 0)
+	if (l->log_fd >= 0)
 		argv[a++] = (char *)"--log-fd";
-	if (o->worker_path) {
-		snprintf(workerarg, sizeof(workerarg), "--worker=%s", o->worker_path);
+	if (l->o->worker_path) {
+		snprintf(workerarg, sizeof(workerarg), "--worker=%s", l->o->worker_path);
 		argv[a++] = workerarg;
 	}
-	snprintf(chrootarg, sizeof(chrootarg), "--worker-chroot=%s", o->worker_chroot);
-	argv[a++] = chrootarg;
 	argv[a] = NULL;
 	execve(monitor_exe, argv, envp);
 	_exit(127);
 }
 
-static int write_pid_file(const char *path)
+static void start_session(struct lsn *l, int client, const struct sockaddr *peer, socklen_t plen)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (l->t.n >= MAX_SESSIONS) {
+		if (now_ms() - l->full_logged > 10000) {
+			log_msg(PR_LOG_ERR, "%d sessions running: refusing new connections", MAX_SESSIONS);
+			l->full_logged = now_ms();
+		}
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		log_msg(PR_LOG_ERR, "socketpair: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		log_msg(PR_LOG_ERR, "fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return;
+	}
+	if (pid == 0)
+		exec_monitor(l, client, sv[1]);
+	close(sv[1]);
+	if (sessions_add(&l->t, pid, sv[0], l->cur, peer, plen) == NULL) {
+		/* Cannot count it: it must not run uncounted. */
+		log_msg(PR_LOG_ERR, "session table: out of memory; ending session %d", (int)pid);
+		kill(pid, SIGKILL);
+		close(sv[0]);
+		return;
+	}
+	l->started++;
+	l->status_dirty = 1;
+}
+
+static void accept_on(struct lsn *l, int lfd)
+{
+	for (int i = 0; i < ACCEPT_BURST; i++) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		int c = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
+
+		if (c < 0) {
+			/* Out of descriptors: back off instead of spinning on
+			 * the pending connection; others (ECONNABORTED): go on. */
+			if (errno == EMFILE || errno == ENFILE) {
+				log_msg(PR_LOG_ERR, "accept: %s", strerror(errno));
+				poll(NULL, 0, 100);
+			}
+			if (errno != ECONNABORTED && errno != EINTR)
+				return;
+			continue;
+		}
+		start_session(l, c, (struct sockaddr *)&ss, len);
+		close(c);
+	}
+}
+
+/* An exclusive lock held for the listener's life: a second daemon on the
+ * same pid file refuses to start instead of overwriting it. */
+static int pidfile_open(const char *path)
 {
 	char buf[32];
 	int fd, n;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
 	if (fd < 0) {
 		log_msg(PR_LOG_ERR, "pid file %s: %s", path, strerror(errno));
 		return -1;
 	}
-	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	if (write(fd, buf, (size_t)n) != n) {
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		n = (int)read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		log_msg(PR_LOG_ERR, "pid file %s is held by a running prsyncd (pid %s)", path, buf);
 		close(fd);
 		return -1;
 	}
-	close(fd);
-	return 0;
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+		log_msg(PR_LOG_ERR, "pid file %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static int detach(void)
@@ -176,24 +257,200 @@ static int detach(void)
 	return 0;
 }
 
-int listener_run(const struct listener_opts *o)
+/* logrotate moves the file and sends SIGHUP: new lines go to a new file.
+ * Running sessions keep the descriptor they inherited. */
+static void reopen_log(struct lsn *l)
 {
-	struct pollfd pfd[MAX_LISTEN + 1];
-	int lfd[MAX_LISTEN], nl, sfd, running = 1, children = 0;
+	int fd;
+
+	if (l->o->log_file == NULL || l->log_fd < 0)
+		return;
+	fd = open(l->o->log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+	if (fd < 0) {
+		log_msg(PR_LOG_ERR, "reopening log file %s: %s; still writing to the old one", l->o->log_file,
+			strerror(errno));
+		return;
+	}
+	close(l->log_fd);
+	l->log_fd = fd;
+	log_use_fd(fd);
+}
+
+static void reload(struct lsn *l)
+{
+	struct timespec ts;
+	char err[CFG_ERR_MAX] = "";
+	struct gen *g;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	notify_send("RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=reloading the configuration",
+		    (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000);
+	reopen_log(l);
+	g = gen_load(l->o->config_path, 0, err, sizeof(err));
+	if (g == NULL) {
+		log_msg(PR_LOG_ERR, "reload: %s; configuration %u stays in force", err, l->cur->id);
+	} else {
+		const struct cfg *a = &l->cur->cfg, *b = &g->cfg;
+
+		if (l->sk->mode == SOCK_BIND && (a->port != b->port ||
+		    (a->address ? !b->address || strcmp(a->address, b->address) : b->address != NULL)))
+			log_msg(PR_LOG_WARNING, "reload: 'port' and 'address' take effect at the next start");
+		log_msg(PR_LOG_INFO, "reload: configuration %u in force for new sessions (%zu module%s); "
+			"%zu running session%s keep theirs", g->id, b->nmodules, b->nmodules == 1 ? "" : "s",
+			l->t.n, l->t.n == 1 ? "" : "s");
+		gen_put(l->cur);
+		l->cur = g;
+	}
+	notify_send("READY=1");
+	send_status(l);
+}
+
+static void signal_sessions(struct lsn *l, int sig)
+{
+	for (size_t i = 0; i < l->t.n; i++)
+		kill(l->t.s[i].pid, sig);
+}
+
+static void stop(struct lsn *l, int forced)
+{
+	if (!l->stopping) {
+		l->stopping = 1;
+		socks_close_listeners(l->sk);
+		l->deadline = now_ms() + (int64_t)l->o->stop_timeout * 1000;
+		notify_send("STOPPING=1");
+		send_status(l);
+		log_msg(PR_LOG_INFO, "stopping: no new connections; %zu session%s may run for up to %d s",
+			l->t.n, l->t.n == 1 ? "" : "s", l->o->stop_timeout);
+		if (!forced)
+			return;
+	}
+	if (l->stopping == 1 && l->t.n > 0) {
+		log_msg(PR_LOG_INFO, "stopping: ending %zu session%s", l->t.n, l->t.n == 1 ? "" : "s");
+		signal_sessions(l, SIGTERM);
+		l->stopping = 2;
+		l->deadline = now_ms() + KILL_GRACE_MS;
+	} else if (l->stopping == 2) {
+		signal_sessions(l, SIGKILL);
+		l->stopping = 3;
+		l->deadline = now_ms() + KILL_GRACE_MS;
+	}
+}
+
+static void reap(struct lsn *l)
+{
+	pid_t pid;
+	int status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		reap_report(pid, status); /* a monitor killed by a signal */
+		sessions_remove(&l->t, pid);
+		l->status_dirty = 1;
+	}
+}
+
+static int handle_signals(struct lsn *l, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			stop(l, l->stopping != 0);
+			break;
+		case SIGHUP:
+			if (l->sk->mode != SOCK_INETD && !l->stopping)
+				reload(l);
+			break;
+		case SIGCHLD:
+			break;
+		}
+	}
+	reap(l);
+	return 0;
+}
+
+static int serve(struct lsn *l, int sfd)
+{
+	struct pollfd *pfd = NULL;
+	size_t cap = 0;
+
+	for (;;) {
+		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 1 + l->t.n;
+		int timeout = -1;
+
+		if (l->sk->mode == SOCK_INETD && l->t.n == 0)
+			break; /* its one session is over */
+		if (l->stopping && (l->t.n == 0 || (l->stopping == 3 && now_ms() >= l->deadline)))
+			break;
+		if (need > cap) {
+			struct pollfd *grown = realloc(pfd, need * 2 * sizeof(*pfd));
+
+			if (grown == NULL) {
+				log_msg(PR_LOG_ERR, "out of memory");
+				poll(NULL, 0, 100);
+				continue;
+			}
+			pfd = grown;
+			cap = need * 2;
+		}
+		for (size_t i = 0; i < nl; i++)
+			pfd[n++] = (struct pollfd){ .fd = l->sk->fd[i], .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		for (size_t i = 0; i < l->t.n; i++)
+			pfd[n++] = (struct pollfd){ .fd = l->t.s[i].chan.fd, .events = POLLIN };
+		if (l->stopping)
+			timeout = (int)(l->deadline - now_ms() > 0 ? l->deadline - now_ms() : 0);
+		if (l->status_dirty && notify_enabled()) {
+			int64_t left = l->status_sent + 1000 - now_ms();
+
+			if (left <= 0)
+				send_status(l);
+			else if (timeout < 0 || left < timeout)
+				timeout = (int)left;
+		}
+		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
+			log_msg(PR_LOG_ERR, "poll: %s", strerror(errno));
+			break;
+		}
+		/* Channels first: the table's order is what pfd was built from. */
+		for (size_t i = 0; i < l->t.n; i++)
+			if (pfd[nl + 1 + i].revents && l->t.s[i].chan.fd == pfd[nl + 1 + i].fd)
+				sessions_serve(&l->t, &l->t.s[i]);
+		for (size_t i = 0; i < nl && !l->stopping; i++)
+			if (pfd[i].revents & POLLIN)
+				accept_on(l, pfd[i].fd);
+		if (pfd[nl].revents & POLLIN)
+			handle_signals(l, sfd);
+		if (l->stopping && now_ms() >= l->deadline && l->t.n > 0)
+			stop(l, 1);
+	}
+	free(pfd);
+	return 0;
+}
+
+int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
+{
+	struct lsn l = { .o = o, .sk = sk, .cur = g, .log_fd = o->log_fd, .pid_fd = -1 };
+	int sfd, detached = 0;
 	sigset_t mask;
 
 	if (find_helper("prsyncd-monitor", monitor_exe, sizeof(monitor_exe)) < 0) {
 		log_msg(PR_LOG_ERR, "cannot find prsyncd-monitor next to prsyncd or in %s", PRSYNCD_LIBEXEC);
 		return 1;
 	}
-	nl = bind_all(o, lfd);
-	if (nl < 0)
+	raise_nofile();
+	if (sk->mode == SOCK_BIND &&
+	    socks_bind(sk, o->address ? o->address : g->cfg.address, o->port ? o->port : g->cfg.port) < 0)
 		return 1;
-	if (!o->no_detach && detach() < 0) {
-		log_msg(PR_LOG_ERR, "cannot detach: %s", strerror(errno));
-		return 1;
+	if (sk->mode == SOCK_BIND && !o->no_detach) {
+		if (detach() < 0) {
+			log_msg(PR_LOG_ERR, "cannot detach: %s", strerror(errno));
+			return 1;
+		}
+		detached = 1;
 	}
-	if (o->pid_file && write_pid_file(o->pid_file) < 0)
+	if (sk->mode != SOCK_INETD && o->pid_file && (l.pid_fd = pidfile_open(o->pid_file)) < 0)
 		return 1;
 
 	sigemptyset(&mask);
@@ -210,53 +467,38 @@ int listener_run(const struct listener_opts *o)
 		return 1;
 	}
 	reap_watch_start();
-	log_msg(PR_LOG_INFO, "prsyncd version %s starting, listening on port %d", PRSYNCD_VERSION, o->port);
+	if (sk->mode == SOCK_INETD) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
 
-	for (int i = 0; i < nl; i++)
-		pfd[i] = (struct pollfd){ .fd = lfd[i], .events = POLLIN };
-	pfd[nl] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	while (running) {
-		if (poll(pfd, (nfds_t)nl + 1, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			log_msg(PR_LOG_ERR, "poll: %s", strerror(errno));
-			break;
-		}
-		if (pfd[nl].revents & POLLIN) {
-			struct signalfd_siginfo si;
+		if (getpeername(sk->conn, (struct sockaddr *)&ss, &len) < 0)
+			len = 0;
+		int limited = g->cfg.max_connections_per_host > 0;
 
-			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-				if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
-					running = 0;
-			}
-			pid_t pid;
-			int status;
-
-			while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-				children--;
-				reap_report(pid, status); /* a monitor killed by a signal */
-			}
-		}
-		for (int i = 0; i < nl && running; i++) {
-			if (!(pfd[i].revents & POLLIN))
-				continue;
-			int c = accept4(lfd[i], NULL, NULL, SOCK_CLOEXEC);
-			if (c < 0) {
-				/* Out of descriptors: back off instead of spinning on
-				 * the pending connection; others (ECONNABORTED): go on. */
-				if (errno == EMFILE || errno == ENFILE) {
-					log_msg(PR_LOG_ERR, "accept: %s", strerror(errno));
-					poll(NULL, 0, 100);
-				}
-				continue;
-			}
-			if (start_session(o, c) == 0)
-				children++;
-			close(c);
-		}
+		for (size_t i = 0; i < g->cfg.nmodules; i++)
+			limited |= g->cfg.modules[i].max_connections > 0;
+		if (limited)
+			log_msg(PR_LOG_WARNING, "inetd mode: each connection has its own prsyncd, so "
+				"'max connections' and 'max connections per host' cannot be counted");
+		start_session(&l, sk->conn, len ? (struct sockaddr *)&ss : NULL, len);
+		close(sk->conn);
+		sk->conn = -1;
+	} else {
+		log_msg(PR_LOG_INFO, "prsyncd version %s starting, %s %d socket%s", PRSYNCD_VERSION,
+			sk->mode == SOCK_ACTIVATED ? "socket-activated with" : "listening on", sk->n,
+			sk->n == 1 ? "" : "s");
+		if (detached)
+			notify_send("MAINPID=%d", (int)getpid());
+		notify_send("READY=1");
+		send_status(&l);
 	}
-	log_msg(PR_LOG_INFO, "prsyncd exiting (%d sessions still running)", children);
-	if (o->pid_file)
+	serve(&l, sfd);
+	if (sk->mode != SOCK_INETD)
+		log_msg(PR_LOG_INFO, "prsyncd exiting (%zu sessions still running)", l.t.n);
+	if (l.pid_fd >= 0) {
 		unlink(o->pid_file);
+		close(l.pid_fd);
+	}
+	gen_put(l.cur);
 	return 0;
 }

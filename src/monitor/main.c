@@ -1,52 +1,68 @@
 /*
  * prsyncd-monitor: one session monitor per connection, executed by the
- * listener with the client socket on fd 3 (PR_FD_CLIENT) and, with
- * --log-fd, the log file on fd 4.  Not meant to be run by hand: it
- * refuses any argument the listener does not pass.
+ * listener with the client socket on fd 3 (PR_FD_CLIENT), with --log-fd
+ * the log file on fd 4, the sealed configuration snapshot on fd 5
+ * (PR_FD_CFG) and its end of the listener channel on fd 6
+ * (PR_FD_LISTENER).  It never opens the configuration file.  Not meant to
+ * be run by hand: it refuses any argument the listener does not pass.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
-#include "config.h"
+#include "cfgsnap.h"
 #include "fds.h"
 #include "log.h"
 #include "session.h"
 
-enum { OPT_CONFIG = 1000, OPT_LOG_FD, OPT_WORKER, OPT_WORKER_CHROOT };
+enum { OPT_LOG_FD = 1000, OPT_WORKER };
 
 static const struct option longopts[] = {
-	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "log-fd", no_argument, NULL, OPT_LOG_FD },
 	{ "worker", required_argument, NULL, OPT_WORKER },
-	{ "worker-chroot", required_argument, NULL, OPT_WORKER_CHROOT },
 	{ NULL, 0, NULL, 0 },
 };
 
+static int is_seqpacket(int fd)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_SEQPACKET;
+}
+
 int main(int argc, char **argv)
 {
-	struct session_opts so = { 0 };
+	static struct cfg cfg;
+	struct session_opts so = { .cfg = &cfg, .listener_fd = PR_FD_LISTENER };
 	char err[CFG_ERR_MAX];
-	struct cfg cfg;
 	int c, log_fd = 0;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_CONFIG: so.config_path = optarg; break;
 		case OPT_LOG_FD: log_fd = 1; break;
 		case OPT_WORKER: so.worker_path = optarg; break;
-		case OPT_WORKER_CHROOT: so.worker_chroot_override = optarg; break;
 		default: return 2;
 		}
 	}
-	if (optind != argc || so.config_path == NULL) {
+	if (optind != argc || !is_seqpacket(PR_FD_LISTENER)) {
 		fprintf(stderr, "prsyncd-monitor: started by prsyncd for each connection, not by hand\n");
 		return 2;
 	}
+	(void)fcntl(PR_FD_LISTENER, F_SETFD, FD_CLOEXEC);
 	if (log_fd)
 		log_use_fd(PR_FD_LOG);
-	else if (cfg_load(so.config_path, &cfg, err, sizeof(err)) == 0) {
-		(void)log_use_syslog(cfg.syslog_facility);
-		cfg_free(&cfg);
+	if (cfgsnap_open(PR_FD_CFG, &cfg, err, sizeof(err)) < 0) {
+		if (!log_fd)
+			(void)log_use_syslog("daemon");
+		log_msg(PR_LOG_ERR, "%s", err);
+		(void)!write(PR_FD_CLIENT, "@ERROR: daemon configuration error\n", 35);
+		return 1;
 	}
+	close(PR_FD_CFG); /* the mapping stays */
+	if (!log_fd)
+		(void)log_use_syslog(cfg.syslog_facility);
 	return session_main(&so);
 }

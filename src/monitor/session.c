@@ -32,11 +32,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfgsnap.h"
 #include "config.h"
 #include "emptydir.h"
 #include "fds.h"
 #include "fsreq.h"
 #include "ipc.h"
+#include "lchan.h"
 #include "log.h"
 #include "policies.h"
 #include "session.h"
@@ -52,8 +54,9 @@ enum {
 };
 
 struct session {
-	struct cfg cfg;
+	struct cfg cfg;    /* the listener's snapshot: read-only, never re-read */
 	struct pr_ipc ipc;
+	struct lchan lsn;  /* to the listener, for connection slots */
 	pid_t worker;
 	unsigned state;
 	int done;
@@ -211,6 +214,8 @@ static int confine(struct session *s)
 	return -1;
 }
 
+static int claim_slot(struct session *s, const struct cfg_module *mod, char *text, size_t textlen);
+
 static int h_select(struct session *s, const struct pr_msg *m)
 {
 	const char *name = m->u.wselect.module.s;
@@ -225,6 +230,12 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		log_msg(PR_LOG_INFO, "unknown module '%s' tried from %s (%s)", clean, s->host, s->addr);
 		/* The name is echoed as the client sent it, as rsyncd does. */
 		snprintf(text, sizeof(text), "@ERROR: Unknown module '%s'", name);
+		out.u.select.status = PR_SELECT_ERROR;
+		pr_str_set_text_trunc(&out.u.select.error, text);
+		return send_msg(s, &out, -1);
+	}
+	if (claim_slot(s, mod, text, sizeof(text)) < 0) {
+		s->state = ST_LISTED; /* no second attempt */
 		out.u.select.status = PR_SELECT_ERROR;
 		pr_str_set_text_trunc(&out.u.select.error, text);
 		return send_msg(s, &out, -1);
@@ -453,33 +464,121 @@ static int prepare_init(struct session *s, struct pr_msg *m, int has_motd)
 	return 0;
 }
 
+/*
+ * Refuse a client before any worker exists: the greeting the worker would
+ * have sent, then the @ERROR line, so a stock client prints the error and
+ * exits 5 as for rsyncd's own refusals.  The monitor reads nothing: it
+ * half-closes and waits (bounded) for the client to hang up, so the unread
+ * greeting does not turn into a reset before the client has read the error.
+ */
+static void refuse_early(const char *text)
+{
+	char buf[PR_TEXT_MAX + 64];
+	int n = snprintf(buf, sizeof(buf), "@RSYNCD: 32.0 sha512 sha256 sha1 md5 md4\n%s\n", text);
+	struct pollfd p = { .fd = PR_FD_CLIENT, .events = POLLRDHUP };
+
+	if (n > 0 && (size_t)n < sizeof(buf))
+		(void)!send(PR_FD_CLIENT, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	shutdown(PR_FD_CLIENT, SHUT_WR);
+	(void)poll(&p, 1, 2000);
+	close(PR_FD_CLIENT);
+}
+
+/* One question to the listener; -1 (logged) if it cannot be answered. */
+static int ask_listener(struct session *s, struct lchan_msg *req, struct lchan_answer *a)
+{
+	const char *why = "";
+
+	if (lchan_ask(&s->lsn, req, a, 5000, &why) < 0 || (a->status != LCHAN_OK && a->status != LCHAN_FULL)) {
+		log_msg(PR_LOG_ERR, "listener channel: %s", a->status == LCHAN_REFUSED ? "request refused" : why);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Count this session under its client's address: the socket's peer, or
+ * (proxied = 1) the address a PROXY protocol header gave, which the
+ * listener accepts only where the PROXY protocol is configured.  Called
+ * once, before the worker exists.  0, or -1 after refusing the client.
+ */
+static int claim_host(struct session *s, const struct sockaddr *sa, socklen_t len, int proxied)
+{
+	struct lchan_msg req = { .type = LCHAN_HOST };
+	struct lchan_answer a = { 0 };
+	char text[128];
+
+	req.u.host.proxied = proxied ? 1 : 0;
+	if (sa == NULL || lchan_addr_key(sa, len, &req.u.host.family, req.u.host.addr) < 0) {
+		log_msg(PR_LOG_ERR, "connection from a non-IP peer");
+		refuse_early("@ERROR: daemon setup error");
+		return -1;
+	}
+	if (ask_listener(s, &req, &a) < 0) {
+		refuse_early("@ERROR: daemon setup error");
+		return -1;
+	}
+	if (a.status == LCHAN_FULL) {
+		log_msg(PR_LOG_INFO, "max connections per host (%d) reached for %s (%s)", a.limit, s->host, s->addr);
+		snprintf(text, sizeof(text), "@ERROR: max connections per host (%d) reached -- try again later",
+			 a.limit);
+		refuse_early(text);
+		return -1;
+	}
+	return 0;
+}
+
+/* A slot in the module, asked at selection before the monitor commits to
+ * it; the last request, so the channel is closed after it.  0, or -1 with
+ * the client's @ERROR line in text. */
+static int claim_slot(struct session *s, const struct cfg_module *mod, char *text, size_t textlen)
+{
+	struct lchan_msg req = { .type = LCHAN_SLOT };
+	struct lchan_answer a = { 0 };
+	int rc;
+
+	req.u.slot.module = (uint32_t)(mod - s->cfg.modules);
+	rc = ask_listener(s, &req, &a);
+	close(s->lsn.fd);
+	s->lsn.fd = -1;
+	if (rc < 0) {
+		snprintf(text, textlen, "@ERROR: daemon setup error");
+		return -1;
+	}
+	if (a.status == LCHAN_FULL) {
+		log_msg(PR_LOG_INFO, "max connections (%d) reached", a.limit);
+		snprintf(text, textlen, "@ERROR: max connections (%d) reached -- try again later", a.limit);
+		return -1;
+	}
+	return 0;
+}
+
 int session_main(const struct session_opts *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	char err[CFG_ERR_MAX] = "", wpath[4096];
+	struct sockaddr_storage peer;
+	socklen_t peerlen = sizeof(peer);
 	struct pr_msg init;
 	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc;
 
 	if (s == NULL)
 		return 1;
 	s->state = ST_STARTING;
-	if (cfg_load(o->config_path, &s->cfg, err, sizeof(err)) < 0) {
-		log_msg(PR_LOG_ERR, "config: %s", err);
-		(void)!write(PR_FD_CLIENT, "@ERROR: daemon configuration error\n", 35);
-		return 1;
-	}
-	if (o->worker_chroot_override != NULL) {
-		free(s->cfg.worker_chroot);
-		s->cfg.worker_chroot = strdup(o->worker_chroot_override);
-	}
+	s->cfg = *o->cfg;
+	lchan_init(&s->lsn, o->listener_fd);
 	peer_names(s, PR_FD_CLIENT, s->cfg.reverse_lookup);
 	log_msg(PR_LOG_INFO, "connect from %s (%s)", s->host, s->addr);
+	if (getpeername(PR_FD_CLIENT, (struct sockaddr *)&peer, &peerlen) < 0)
+		peerlen = 0;
+	if (claim_host(s, peerlen ? (struct sockaddr *)&peer : NULL, peerlen, 0) < 0)
+		return 1;
 
 	if (emptydir_check(s->cfg.worker_chroot, geteuid(), 0, err, sizeof(err)) < 0 ||
 	    prepare_init(s, &init, 0) < 0) {
 		if (err[0])
 			log_msg(PR_LOG_ERR, "%s", err);
-		(void)!write(PR_FD_CLIENT, "@ERROR: daemon setup error\n", 27);
+		refuse_early("@ERROR: daemon setup error");
 		return 1;
 	}
 	if (s->cfg.motd_file != NULL) {
@@ -541,7 +640,7 @@ int session_main(const struct session_opts *o)
 		_exit(0); /* no atexit work (sanitizer leak checks) under the filter */
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
-	cfg_free(&s->cfg);
+	cfgsnap_parsed_free(&s->cfg);
 	free(s);
 	return 0;
 }

@@ -1,10 +1,12 @@
 #ifndef PRSYNCD_SESSION_H
 #define PRSYNCD_SESSION_H
 
+#include "config.h"
+
 struct session_opts {
-	const char *config_path;
-	const char *worker_path;            /* NULL: next to prsyncd, else libexec */
-	const char *worker_chroot_override; /* NULL: from the config */
+	const struct cfg *cfg;     /* from the snapshot (cfgsnap_open); the session takes it */
+	const char *worker_path;   /* NULL: next to prsyncd-monitor, else libexec */
+	int listener_fd;           /* the listener channel (lchan.h) */
 };
 
 /* Run one session on the client socket PR_FD_CLIENT; returns the exit status. */

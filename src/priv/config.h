@@ -1,8 +1,8 @@
 /*
  * The daemon configuration: rsyncd.conf syntax, read by the privileged side
- * only.  The listener parses it at start-up (and for --check-config); each
- * session monitor parses it again, as rsyncd re-reads its file for every
- * connection.
+ * only.  The listener parses it at start-up, on SIGHUP and for
+ * --check-config; each session monitor receives it as a sealed snapshot
+ * (cfgsnap.h) and never opens the file.
  */
 #ifndef PRSYNCD_CONFIG_H
 #define PRSYNCD_CONFIG_H
@@ -40,6 +40,8 @@
 	STR(dont_compress) /* patterns as written; NULL = unset (the default list) */   \
 	STRV(filt, CFG_F_N) /* filter directives (the "from" ones: the file's          \
 			     * contents, read at load), NULL = unset */                 \
+	INT(max_connections) /* 0 = unlimited, < 0 = always full (as rsyncd) */        \
+	STR(lock_file)     /* accepted, unused: the listener counts connections */     \
 	INT(line)          /* line of the section header, for messages */
 
 #define CFG_GLOBAL_FIELDS(STR, INT, STRV)                                              \
@@ -52,7 +54,8 @@
 	STR(worker_chroot)     /* default "/run/prsyncd/empty" */                       \
 	INT(handshake_timeout) /* seconds, default 30, range 1..3600 */                 \
 	STR(syslog_facility)   /* default "daemon" */                                   \
-	INT(reverse_lookup)    /* default 1 */
+	INT(reverse_lookup)    /* default 1 */                                          \
+	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */
 
 #define CFG_DECL_STR(f) char *f;
 #define CFG_DECL_INT(f) int f;

@@ -41,6 +41,9 @@ for d in $(seq 1 30); do
 	for f in $(seq 1 100); do : > "$TMP/wide/d$d/f$f"; done
 done
 printf '[wide]\n\tpath = %s\n\tuid = root\n\tgid = root\n' "$TMP/wide" >> "$TMP/conf"
+# Sessions use the configuration the listener loaded: reload it.
+kill -HUP "$PRSYNCD_PID"
+wait_log "$TMP/log" "reload: configuration 2 in force" || fail "reload with [wide] not logged"
 inc_attack() { # inc_attack MODE EXPECTED-TEXT
 	local out
 	out=$(timeout 30 python3 "$TOP/tests/tools/evilinc.py" "$port" wide "$1" 2>&1)

@@ -12,6 +12,12 @@ CONF
 port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
+# wait_port's probe is a session too: the listener holds its channel
+# until it is reaped.
+for i in $(seq 1 100); do
+	[ "$(pgrep -c -P "$L" -f -- "^prsyncd-monitor")" = 0 ] && break
+	sleep 0.1
+done
 fds_before=$(ls /proc/$L/fd | wc -l)
 
 ok=0

@@ -585,9 +585,20 @@ static void test_security(void)
 	EXPECT_ERR("[m]\npath=/x\nHostsAllow = 10.0.0.0/8\n", 3,
 		   "'hosts allow' is not implemented yet; refusing to start");
 
-	/* A negative limit disables the module in rsyncd. */
-	EXPECT_ERR("[m]\npath=/x\nmax connections = -1\n", 3,
-		   "'max connections' is negative");
+	/* Limits: a negative one refuses every client in rsyncd, and is kept. */
+	{
+		struct cfg c;
+
+		EXPECT_OK("max connections = 5\nmax connections per host = 2\n[m]\npath=/x\n"
+			  "[n]\npath=/y\nmax connections = -1\nlock file = /run/x.lock\n", c);
+		CHECK(c.nmodules == 2 && c.modules[0].max_connections == 5 &&
+		      c.modules[1].max_connections == -1 && c.max_connections_per_host == 2);
+		cfg_free(&c);
+	}
+	EXPECT_ERR("[m]\npath=/x\nmax connections = 1x\n", 3, "'max connections' must be");
+	EXPECT_ERR("[m]\npath=/x\nmax connections = --1\n", 3, "'max connections' must be");
+	EXPECT_ERR("[m]\npath=/x\nmax connections per host = 1\n", 3, "global parameter");
+	EXPECT_ERR("max connections per host = -1\n", 1, "'max connections per host' must be");
 }
 
 /* Module filters: checked at load, kept per module, "from" files read
@@ -644,7 +655,6 @@ static void test_warnings(void)
 	static const char *const want[] = {
 		NAME ":1: 'timeout' is not implemented yet and is ignored",
 		NAME ":2: 'listen backlog' is not implemented yet and is ignored",
-		NAME ":8: 'max connections' is not implemented yet and is ignored",
 		NAME ":12: per-module 'log file' is not implemented yet and is ignored",
 		NAME ":13: per-module 'reverse lookup' is not implemented yet and is ignored",
 	};
@@ -656,7 +666,7 @@ static void test_warnings(void)
 		"path = /a\n"                   /* 5 */
 		"timeout = 60\n"                /* 6: already warned */
 		"dont compress = *.gz\n"        /* 7: implemented, no warning */
-		"max connections = 4\n"         /* 8 */
+		"max connections = 4\n"         /* 8: implemented */
 		"[b]\n"                         /* 9 */
 		"path = /b\n"                   /* 10 */
 		"Dont_Compress = *.zip\n"       /* 11: implemented */

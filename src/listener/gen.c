@@ -1,0 +1,124 @@
+/*
+ * Configuration generations: the file parsed once, checked, and sealed
+ * into the snapshot that every session of this generation maps.  A reload
+ * builds a new generation; the old one lives until its last session is
+ * reaped.
+ */
+#include <pwd.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cfgsnap.h"
+#include "emptydir.h"
+#include "listener.h"
+#include "log.h"
+
+#define DEFAULT_CHROOT "/run/prsyncd/empty"
+
+/* Can this kernel give an unprivileged process its own user namespace? */
+static int userns_available(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return 0;
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+	if (waitpid(pid, &status, 0) < 0)
+		return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int startup_checks(const struct cfg *cfg, const char **chroot_dir, char *err, size_t errlen)
+{
+	if (geteuid() == 0) {
+		struct passwd *pw = getpwnam(cfg->worker_user);
+
+		if (pw == NULL) {
+			snprintf(err, errlen, "worker user '%s' does not exist", cfg->worker_user);
+			return -1;
+		}
+		if (pw->pw_uid == 0 || pw->pw_gid == 0) {
+			snprintf(err, errlen, "worker user '%s' has uid or gid 0: refusing to run workers as root",
+				 cfg->worker_user);
+			return -1;
+		}
+		*chroot_dir = cfg->worker_chroot;
+		return emptydir_check(cfg->worker_chroot, 0, 1, err, errlen);
+	}
+	if (!userns_available()) {
+		snprintf(err, errlen,
+			 "started as uid %u, and this kernel does not allow unprivileged user namespaces, "
+			 "which prsyncd needs to confine its workers without root; run prsyncd as root "
+			 "(it drops privileges per session) or allow user namespaces",
+			 (unsigned)geteuid());
+		return -1;
+	}
+	if (strcmp(cfg->worker_chroot, DEFAULT_CHROOT) == 0) {
+		/* The system location needs root; use a per-user empty directory. */
+		static char dir[128];
+
+		snprintf(dir, sizeof(dir), "/tmp/prsyncd-empty-%u", (unsigned)geteuid());
+		*chroot_dir = dir;
+	} else {
+		*chroot_dir = cfg->worker_chroot;
+	}
+	return emptydir_check(*chroot_dir, geteuid(), 1, err, errlen);
+}
+
+struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
+{
+	static unsigned next_id = 1;
+	struct gen *g = calloc(1, sizeof(*g));
+	const char *chroot_dir = NULL;
+	char *dir;
+
+	if (g == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	g->snap_fd = -1;
+	if (cfg_load(path, &g->cfg, err, errlen) < 0) {
+		free(g);
+		return NULL;
+	}
+	for (size_t i = 0; i < g->cfg.nwarnings; i++) {
+		if (to_stderr)
+			fprintf(stderr, "prsyncd: warning: %s\n", g->cfg.warnings[i]);
+		else
+			log_msg(PR_LOG_WARNING, "%s", g->cfg.warnings[i]);
+	}
+	if (startup_checks(&g->cfg, &chroot_dir, err, errlen) < 0)
+		goto fail;
+	/* Sessions get the directory their workers really use. */
+	if ((dir = strdup(chroot_dir)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	free(g->cfg.worker_chroot);
+	g->cfg.worker_chroot = dir;
+	if ((g->snap_fd = cfgsnap_create(&g->cfg, err, errlen)) < 0)
+		goto fail;
+	g->refs = 1;
+	g->id = next_id++;
+	return g;
+fail:
+	cfg_free(&g->cfg);
+	free(g);
+	return NULL;
+}
+
+void gen_put(struct gen *g)
+{
+	if (g == NULL || --g->refs > 0)
+		return;
+	if (g->snap_fd >= 0)
+		close(g->snap_fd);
+	cfg_free(&g->cfg);
+	free(g);
+}
