@@ -30,7 +30,7 @@ ENTRIES = {
     },
     "prsyncd": {
         # a session monitor is untrusted once it has faced a worker
-        "session": ["slot_handle", "lchan_handle"],
+        "session": ["sessions_serve"],
         "network": [],
     },
 }
