@@ -33,6 +33,7 @@
  *    which also lets a module cancel a global default ("gid =").
  */
 #include "config.h"
+#include "safeopen.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -409,13 +410,15 @@ int cfg_parse_bool(const char *v, int *out)
  * NUL bytes inside).  -1 with a reason in why. */
 static int read_small_file(const char *path, size_t max, char **out, char *why, size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = safe_open(path, O_RDONLY | O_NONBLOCK, 0, why, whylen);
 	struct stat st;
 	size_t n = 0;
 	char *buf;
 
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		snprintf(why, whylen, "%s", fd < 0 ? strerror(errno) : "not a regular file of at most 1 MiB");
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		snprintf(why, whylen, "not a regular file of at most 1 MiB");
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -838,7 +841,7 @@ static int file_error(char *err, size_t errlen, const char *fmt, ...)
 int cfg_load(const char *file, struct cfg *out, char *err, size_t errlen)
 {
 	struct stat st;
-	char *buf;
+	char *buf, why[512];
 	size_t cap, n = 0;
 	ssize_t r;
 	int fd, rc;
@@ -846,10 +849,9 @@ int cfg_load(const char *file, struct cfg *out, char *err, size_t errlen)
 	memset(out, 0, sizeof *out);
 	/* O_NONBLOCK: a FIFO put in the config's place must not hang us
 	 * before the regular-file check below. */
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = safe_open(file, O_RDONLY | O_NONBLOCK, 0, why, sizeof(why));
 	if (fd < 0)
-		return file_error(err, errlen, "%s: cannot open: %s", file,
-				  strerror(errno));
+		return file_error(err, errlen, "%s: cannot open: %s", file, why);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return file_error(err, errlen, "%s: not a regular file", file);

@@ -41,6 +41,7 @@
 #include "lchan.h"
 #include "log.h"
 #include "policies.h"
+#include "safeopen.h"
 #include "session.h"
 #include "sigsys.h"
 
@@ -484,6 +485,25 @@ static void refuse_early(const char *text)
 	close(PR_FD_CLIENT);
 }
 
+/*
+ * The MOTD, opened as root without following a link someone else planted
+ * (safeopen.h).  rsyncd sends an empty line when its MOTD cannot be read:
+ * an empty pipe stands in for the file, so the worker does the same.
+ */
+static int open_motd(const char *path)
+{
+	char why[512];
+	int fd = safe_open(path, O_RDONLY | O_NONBLOCK, 0, why, sizeof(why)), p[2];
+
+	if (fd >= 0)
+		return fd;
+	log_msg(PR_LOG_WARNING, "motd file %s: %s", path, why);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	close(p[1]);
+	return p[0];
+}
+
 /* One question to the listener; -1 (logged) if it cannot be answered. */
 static int ask_listener(struct session *s, struct lchan_msg *req, struct lchan_answer *a)
 {
@@ -581,11 +601,8 @@ int session_main(const struct session_opts *o)
 		refuse_early("@ERROR: daemon setup error");
 		return 1;
 	}
-	if (s->cfg.motd_file != NULL) {
-		motd_fd = open(s->cfg.motd_file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (motd_fd < 0)
-			log_msg(PR_LOG_WARNING, "motd file %s: %s", s->cfg.motd_file, strerror(errno));
-	}
+	if (s->cfg.motd_file != NULL)
+		motd_fd = open_motd(s->cfg.motd_file);
 	init.u.init.has_motd = motd_fd >= 0;
 	kmsg_fd = sigsys_watch_open();
 
