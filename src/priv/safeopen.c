@@ -178,5 +178,12 @@ int safe_open(const char *path, int flags, mode_t mode, char *why, size_t whylen
 		return -1;
 	}
 	close(dir);
+	/* the lowest free number, as open(2) would have given */
+	if ((dir = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0 && dir < fd) {
+		close(fd);
+		fd = dir;
+	} else if (dir >= 0) {
+		close(dir);
+	}
 	return fd;
 }

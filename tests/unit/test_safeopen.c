@@ -89,6 +89,15 @@ static void test_plain(void)
 	close(fd);
 	CHECK(safe_open(at("f"), O_PATH | O_DIRECTORY, 0, why, sizeof(why)) < 0 && errno == ENOTDIR);
 	CHECK(safe_open("", O_RDONLY, 0, why, sizeof(why)) < 0 && errno == ENOENT);
+	/* the lowest free descriptor, as open(2), and close-on-exec */
+	{
+		int low = open("/dev/null", O_RDONLY);
+
+		close(low);
+		fd = safe_open(at("d/g"), O_RDONLY, 0, why, sizeof(why));
+		CHECK(fd == low && (fcntl(fd, F_GETFD) & FD_CLOEXEC));
+		close(fd);
+	}
 	CHECK(safe_open(NULL, O_RDONLY, 0, NULL, 0) < 0);
 
 	/* relative to the current directory */
