@@ -175,8 +175,6 @@ static void select_module(struct conn *c, const char *name, struct handshake *hs
 {
 	struct pr_msg m;
 	char msg[PR_TEXT_MAX];
-	const char *why;
-	int fd;
 
 	/* what the monitor needs to choose a login digest as rsyncd does */
 	pr_msg_init(&m, PR_W_HELLO);
@@ -192,16 +190,9 @@ static void select_module(struct conn *c, const char *name, struct handshake *hs
 		hs_error(c, RERR_STARTCLIENT, msg);
 	}
 	mon_send(&m, -1);
-	if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK) {
-		mon_log(PR_LOG_ERR, "no answer to the module selection from the monitor");
-		mon_exit(RERR_SOCKETIO);
-	}
-	if (fd >= 0)
-		close(fd);
+	mon_expect_either(&m, PR_M_SELECT, PR_M_AUTHREQ, NULL);
 	if (m.h.type == PR_M_AUTHREQ)
 		login(c, &m, hs);
-	else if (m.h.type != PR_M_SELECT)
-		mon_exit(RERR_SOCKETIO);
 	if (m.u.select.status != PR_SELECT_OK)
 		hs_error(c, RERR_STARTCLIENT, m.u.select.error.s);
 	snprintf(hs->module, sizeof(hs->module), "%s", m.u.select.module.s);
