@@ -245,36 +245,31 @@ static int match_rule(const char *rules, const char *user, char *group, size_t g
 	const char *sep = rules[0] == ',' ? "," : " ,\t";
 	long ngroups = -1;
 
-	for (const char *p = rules; *p;) {
+	for (const char *p = rules + strspn(rules, sep); *p; p += strspn(p, sep)) {
+		const char *s = p;
+		size_t n = strcspn(p, sep);
 		char tok[RULE_MAX], *opt;
-		size_t n = strcspn(p += strspn(p, sep), sep);
 		int kind = ' ';
 
-		if (n == 0)
-			break;
-		snprintf(tok, sizeof(tok), "%.*s", (int)(n < sizeof(tok) ? n : 0), p);
 		p += n;
-		if (sep[1] == '\0') { /* comma mode: trim */
-			n = strlen(tok);
-			while (n > 0 && (tok[n - 1] == ' ' || tok[n - 1] == '\t'))
-				tok[--n] = '\0';
-			memmove(tok, tok + strspn(tok, " \t"), strlen(tok + strspn(tok, " \t")) + 1);
-		}
+		while (sep[1] == '\0' && n > 0 && (*s == ' ' || *s == '\t')) /* comma mode: trimmed */
+			s++, n--;
+		while (sep[1] == '\0' && n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+			n--;
+		if (n == 0 || n >= sizeof(tok))
+			continue;
+		memcpy(tok, s, n);
+		tok[n] = '\0';
 		if ((opt = strchr(tok, ':')) != NULL) {
 			*opt++ = '\0';
 			kind = (opt[0] | 0x20) == 'd' ? 'd' : (opt[0] | 0x20) != 'r' ? ' ' :
 			       (opt[1] | 0x20) == 'o' ? 'r' : (opt[1] | 0x20) == 'w' ? 'w' : ' ';
 		}
-		if (tok[0] == '\0')
-			continue;
-		if (tok[0] != '@') {
-			if (pr_wildmatch(tok, user, strlen(user), PR_WILD_START))
-				return kind;
-			continue;
-		}
-		if (ngroups < 0)
+		if (tok[0] != '@' && pr_wildmatch(tok, user, strlen(user), PR_WILD_START))
+			return kind;
+		if (tok[0] == '@' && ngroups < 0)
 			ngroups = (long)user_groups(user, names);
-		for (long i = 0; i < ngroups; i++) {
+		for (long i = 0; tok[0] == '@' && i < ngroups; i++) {
 			if (pr_wildmatch(tok + 1, names[i], strlen(names[i]), PR_WILD_START)) {
 				snprintf(group, grouplen, "%s", names[i]);
 				return kind;
