@@ -530,7 +530,7 @@ static void serve(struct session *s, int deadline_secs)
 		const char *why;
 		int fd, timeout = -1, rc;
 
-		if (s->state & (ST_STARTING | ST_HANDSHAKE)) {
+		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH)) {
 			int64_t left = deadline - now_ms();
 
 			if (left <= 0) {

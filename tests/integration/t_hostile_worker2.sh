@@ -174,6 +174,8 @@ for k in long:"invalid challenge response" blank:"for : no matching rule" ctrl:'
 		pass "auth-line ${k%%:*}: refused, logged" || fail "auth-line ${k%%:*}: $out $(new_log "$before")"
 done
 
+expect_end auth-silent "handshake timeout \\(5 s\\) from"
+
 # --- repetition and volume -----------------------------------------------------
 out=$(client "repeat-select 2000")
 grep -q '^REPEAT-SELECT n=2000 errors=2000$' <<<"$out" && grep -q '^SELECTED' <<<"$out" &&

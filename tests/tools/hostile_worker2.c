@@ -21,6 +21,7 @@
  *   proc             magic links, with a module whose path is /proc
  *   auth-line KIND   a login's response line that is garbage: long (no
  *                    blank), blank (an empty user), ctrl (control bytes)
+ *   auth-silent      a challenge never answered: the handshake deadline ends it
  *
  * Results go to the client as text lines; "HOLD NAME" waits (bounded) for
  * the client's "go", so the test can read the monitor's /proc entry.
@@ -998,5 +999,9 @@ int main(void)
 		return mode_proc();
 	if (sscanf(mode, "auth-line %31s", a) == 1)
 		return mode_auth_line(a);
+	if (strcmp(mode, "auth-silent") == 0) {
+		ready();
+		return begin_auth() < 0 ? 1 : wait_hangup();
+	}
 	return 3;
 }
