@@ -44,7 +44,9 @@ SLINK  := -fsanitize=address,undefined -Wl,--as-needed
 PROTO_MSG   := src/proto/msg.c src/proto/ipc.c src/proto/seccomp_policy.c
 PROTO_FILT  := src/proto/filter.c src/proto/wildmatch.c
 PROTO_WIRE  := src/proto/wire.c
-PROTO_SRC   := $(PROTO_MSG) $(PROTO_FILT) $(PROTO_WIRE)
+# MD4 for the worker's old-protocol checksums and the monitor's daemon auth.
+PROTO_HASH  := src/proto/md4.c
+PROTO_SRC   := $(PROTO_MSG) $(PROTO_FILT) $(PROTO_WIRE) $(PROTO_HASH)
 PRIV_SRC    := $(wildcard src/priv/*.c)
 LISTENER_SRC := $(wildcard src/listener/*.c)
 MONITOR_SRC := $(wildcard src/monitor/*.c)
@@ -53,7 +55,7 @@ WORKER_SRC  := $(wildcard src/worker/*.c)
 LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT)
 # Sessions get the configuration as a sealed snapshot (src/priv/cfgsnap.c):
 # the parser (src/listener/config.c) is the listener's alone.
-MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(PROTO_FILT) \
+MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(PROTO_FILT) $(PROTO_HASH) \
                build/gen/monitor_policy.c build/gen/sanitizer_policy.c
 WORKER_ALL   = $(WORKER_SRC) $(PROTO_SRC) build/gen/worker_policy.c build/gen/sanitizer_policy.c
 POLICIES    := $(wildcard policy/*.policy)

@@ -25,8 +25,12 @@ ENTRIES = {
         # every worker message: the receive loop, the validators, the
         # dispatch table and everything its handlers call
         "worker": ["serve", "report_exit"],
-        # bytes from the network read by the session monitor itself
-        "network": ["proxy_read_header", "auth_check_response"],
+        # bytes from the network the session monitor acts on: a PROXY
+        # header; the client's login response (relayed by the worker, so
+        # also counted above); the name service's answers about the
+        # client (reverse and forward lookups, which the client's own DNS
+        # can shape) and the address the access lists are matched on
+        "network": ["proxy_read_header", "auth_check_response", "peer_names", "access_prepare"],
     },
     "prsyncd": {
         # a session monitor is untrusted once it has faced a worker

@@ -33,6 +33,8 @@
  *    which also lets a module cancel a global default ("gid =").
  */
 #include "config.h"
+#include "hosts.h"
+#include "safeopen.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +86,7 @@ static const char *check_absolute(char *val);
 static const char *check_nonempty(char *val);
 static const char *check_facility(char *val);
 static const char *check_dont_compress(char *val);
+static const char *check_hosts(char *val);
 
 #define G(field) offsetof(struct cfg, field)
 #define M(field) offsetof(struct cfg_module, field)
@@ -100,8 +103,6 @@ static const struct param params[] = {
 	{ "log file", S_DAEMON, .kind = K_OPTSTR, .off = G(log_file) },
 	{ "syslog facility", S_DAEMON, .kind = K_STR,
 	  .off = G(syslog_facility), .check = check_facility },
-	{ "reverse lookup", S_DAEMON, .kind = K_BOOL,
-	  .off = G(reverse_lookup) },
 	/* Global, prsyncd's own. */
 	{ "worker user", S_GLOBAL, .kind = K_STR, .off = G(worker_user),
 	  .check = check_nonempty },
@@ -146,12 +147,17 @@ static const struct param params[] = {
 	{ "pre-xfer exec", S_MODULE, .kind = K_REFUSED, .why = exec_why },
 	{ "post-xfer exec", S_MODULE, .kind = K_REFUSED, .why = exec_why },
 	{ "name converter", S_MODULE, .kind = K_REFUSED, .why = exec_why },
-	/* Module, not implemented, and each restricts who sees what: running
-	 * without it would serve what the administrator meant to hide. */
-	{ "hosts allow", S_MODULE, .kind = K_NEEDED },
-	{ "hosts deny", S_MODULE, .kind = K_NEEDED },
-	{ "auth users", S_MODULE, .kind = K_NEEDED },
-	{ "secrets file", S_MODULE, .kind = K_NEEDED },
+	/* Module, access control and authentication, decided by the session
+	 * monitor (src/monitor/access.c, auth.c).  The global "reverse lookup"
+	 * also decides whether the name is looked up at connect time. */
+	{ "hosts allow", S_MODULE, .kind = K_OPTSTR, .off = M(hosts_allow), .check = check_hosts },
+	{ "hosts deny", S_MODULE, .kind = K_OPTSTR, .off = M(hosts_deny), .check = check_hosts },
+	{ "reverse lookup", S_MODULE, .kind = K_BOOL, .off = M(reverse_lookup) },
+	{ "forward lookup", S_MODULE, .kind = K_BOOL, .off = M(forward_lookup) },
+	{ "auth users", S_MODULE, .kind = K_OPTSTR, .off = M(auth_users) },
+	{ "secrets file", S_MODULE, .kind = K_OPTSTR, .off = M(secrets_file) },
+	{ "auth digest", S_MODULE, .kind = K_OPTSTR, .off = M(auth_digest) },
+	{ "strict modes", S_MODULE, .kind = K_BOOL, .off = M(strict_modes) },
 	/* Module, not implemented, safe to ignore. */
 	/* Counted by the listener (listener.c); a negative value refuses
 	 * every client, as in rsyncd. */
@@ -159,7 +165,6 @@ static const struct param params[] = {
 	  .lo = -1000000, .hi = 1000000 },
 	{ "lock file", S_MODULE, .kind = K_OPTSTR, .off = M(lock_file) },
 	{ "syslog tag", S_MODULE, .kind = K_IGNORED },
-	{ "forward lookup", S_MODULE, .kind = K_IGNORED },
 	{ "numeric ids", S_MODULE, .kind = K_BOOL, .off = M(numeric_ids) },
 	{ "munge symlinks", S_MODULE, .kind = K_IGNORED },
 	{ "insecure links", S_MODULE, .kind = K_IGNORED },
@@ -169,8 +174,6 @@ static const struct param params[] = {
 	{ "fake super", S_MODULE, .kind = K_IGNORED },
 	{ "incoming chmod", S_MODULE, .kind = K_IGNORED },
 	{ "outgoing chmod", S_MODULE, .kind = K_IGNORED },
-	{ "auth digest", S_MODULE, .kind = K_IGNORED },
-	{ "strict modes", S_MODULE, .kind = K_IGNORED },
 	{ "ignore errors", S_MODULE, .kind = K_IGNORED },
 	{ "ignore nonreadable", S_MODULE, .kind = K_IGNORED },
 	{ "transfer logging", S_MODULE, .kind = K_IGNORED },
@@ -333,6 +336,21 @@ static const char *check_dont_compress(char *val)
 	return strlen(val) < CFG_DONT_COMPRESS_MAX ? NULL : "is too long (1023 bytes at most)";
 }
 
+/* A malformed address or mask would never match: in a deny list that
+ * would admit the hosts it names, so it is an error here, where rsyncd
+ * logs it at each connection and carries on. */
+static const char *check_hosts(char *val)
+{
+	static char msg[HOSTS_TOKEN_MAX + 64];
+	char bad[HOSTS_TOKEN_MAX + 1];
+	const char *why = hosts_check(val, bad, sizeof(bad));
+
+	if (why == NULL)
+		return NULL;
+	snprintf(msg, sizeof(msg), "%s (\"%.80s\")", why, bad);
+	return msg;
+}
+
 static const char *check_nonempty(char *val)
 {
 	return val[0] ? NULL : "must not be empty";
@@ -409,13 +427,15 @@ int cfg_parse_bool(const char *v, int *out)
  * NUL bytes inside).  -1 with a reason in why. */
 static int read_small_file(const char *path, size_t max, char **out, char *why, size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = safe_open(path, O_RDONLY | O_NONBLOCK, 0, why, whylen);
 	struct stat st;
 	size_t n = 0;
 	char *buf;
 
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		snprintf(why, whylen, "%s", fd < 0 ? strerror(errno) : "not a regular file of at most 1 MiB");
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		snprintf(why, whylen, "not a regular file of at most 1 MiB");
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -722,7 +742,9 @@ static int set_defaults(struct cfg *c, struct cfg_module *d)
 	memset(d, 0, sizeof *d);
 	c->port = 873;
 	c->handshake_timeout = 30;
-	c->reverse_lookup = 1;
+	d->reverse_lookup = 1;
+	d->forward_lookup = 1;
+	d->strict_modes = 1;
 	d->list = 1;
 	d->read_only = 1;
 	d->use_chroot = 1; /* recorded only: workers are always confined */
@@ -813,6 +835,8 @@ int cfg_parse(const char *name, const char *text, size_t len, struct cfg *out,
 		rc = fail_at(&p, 0, "no text");
 	else
 		rc = len ? parse_lines(&p, text, len) : 0;
+	/* rsyncd's global "reverse lookup" is the global section's value */
+	c.reverse_lookup = p.defaults.reverse_lookup;
 	module_free(&p.defaults);
 	if (rc) {
 		cfg_free(&c);
@@ -838,7 +862,7 @@ static int file_error(char *err, size_t errlen, const char *fmt, ...)
 int cfg_load(const char *file, struct cfg *out, char *err, size_t errlen)
 {
 	struct stat st;
-	char *buf;
+	char *buf, why[512];
 	size_t cap, n = 0;
 	ssize_t r;
 	int fd, rc;
@@ -846,10 +870,9 @@ int cfg_load(const char *file, struct cfg *out, char *err, size_t errlen)
 	memset(out, 0, sizeof *out);
 	/* O_NONBLOCK: a FIFO put in the config's place must not hang us
 	 * before the regular-file check below. */
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = safe_open(file, O_RDONLY | O_NONBLOCK, 0, why, sizeof(why));
 	if (fd < 0)
-		return file_error(err, errlen, "%s: cannot open: %s", file,
-				  strerror(errno));
+		return file_error(err, errlen, "%s: cannot open: %s", file, why);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return file_error(err, errlen, "%s: not a regular file", file);

@@ -30,6 +30,7 @@
 #include "listener.h"
 #include "log.h"
 #include "reap.h"
+#include "safeopen.h"
 
 #define KILL_GRACE_MS 5000   /* after SIGTERM to sessions, before SIGKILL */
 #define ACCEPT_BURST 64      /* connections taken per socket per wake-up */
@@ -203,12 +204,12 @@ static void accept_on(struct lsn *l, int lfd)
  * same pid file refuses to start instead of overwriting it. */
 static int pidfile_open(const char *path)
 {
-	char buf[32];
+	char buf[32], why[512];
 	int fd, n;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+	fd = safe_open(path, O_RDWR | O_CREAT, 0644, why, sizeof(why));
 	if (fd < 0) {
-		log_msg(PR_LOG_ERR, "pid file %s: %s", path, strerror(errno));
+		log_msg(PR_LOG_ERR, "pid file %s: %s", path, why);
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -261,14 +262,14 @@ static int detach(void)
  * Running sessions keep the descriptor they inherited. */
 static void reopen_log(struct lsn *l)
 {
+	char why[512];
 	int fd;
 
 	if (l->o->log_file == NULL || l->log_fd < 0)
 		return;
-	fd = open(l->o->log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+	fd = safe_open(l->o->log_file, O_WRONLY | O_APPEND | O_CREAT, 0640, why, sizeof(why));
 	if (fd < 0) {
-		log_msg(PR_LOG_ERR, "reopening log file %s: %s; still writing to the old one", l->o->log_file,
-			strerror(errno));
+		log_msg(PR_LOG_ERR, "reopening log file %s: %s; still writing to the old one", l->o->log_file, why);
 		return;
 	}
 	close(l->log_fd);

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "listener.h"
 #include "log.h"
+#include "safeopen.h"
 
 #define DEFAULT_CONFIG "/etc/prsyncd.conf"
 #define DEFAULT_STOP_TIMEOUT 60
@@ -70,6 +71,26 @@ static int parse_num(const char *s, int lo, int hi)
 	return (int)v;
 }
 
+/* PATH made absolute against the current directory, links left for
+ * safe_open() to judge.  0, or -1 with errno set. */
+static int absolute(const char *path, char *out, size_t outlen)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (path[0] == '/')
+		n = snprintf(out, outlen, "%s", path);
+	else if (getcwd(cwd, sizeof(cwd)) != NULL)
+		n = snprintf(out, outlen, "%s/%s", cwd, path);
+	else
+		return -1;
+	if (n < 0 || (size_t)n >= outlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 static int open_log(const char *file, const struct cfg *cfg)
 {
 	if (file == NULL) {
@@ -79,9 +100,11 @@ static int open_log(const char *file, const struct cfg *cfg)
 		}
 		return -1;
 	}
-	int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+	char why[512];
+	int fd = safe_open(file, O_WRONLY | O_APPEND | O_CREAT, 0640, why, sizeof(why));
+
 	if (fd < 0) {
-		fprintf(stderr, "prsyncd: log file %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "prsyncd: log file %s: %s\n", file, why);
 		return -2;
 	}
 	log_use_fd(fd);
@@ -135,7 +158,7 @@ int main(int argc, char **argv)
 	}
 	notify_init();
 
-	if (realpath(o.config_path, cfgpath) == NULL) {
+	if (absolute(o.config_path, cfgpath, sizeof(cfgpath)) < 0) {
 		fprintf(stderr, "prsyncd: config file %s: %s\n", o.config_path, strerror(errno));
 		return 1;
 	}
@@ -152,14 +175,14 @@ int main(int argc, char **argv)
 	}
 	o.pid_file = o.pid_file ? o.pid_file : g->cfg.pid_file;
 	log_file = log_file ? log_file : g->cfg.log_file;
-	/* Reopened on SIGHUP after a detach has moved us to "/". */
-	if (log_file && log_file[0] != '/' && realpath(log_file, abslog) == NULL) {
-		int fd = open(log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
-
-		if (fd >= 0)
-			close(fd);
+	/* Reopened on SIGHUP after a detach has moved us to "/".  Not
+	 * realpath(): that would follow the links safe_open() judges. */
+	if (log_file && absolute(log_file, abslog, sizeof(abslog)) < 0) {
+		fprintf(stderr, "prsyncd: log file %s: %s\n", log_file, strerror(errno));
+		gen_put(g);
+		return 1;
 	}
-	if (log_file && log_file[0] != '/' && realpath(log_file, abslog) != NULL)
+	if (log_file)
 		log_file = abslog;
 	o.log_file = log_file;
 	o.log_fd = open_log(log_file, &g->cfg);

@@ -35,6 +35,7 @@
 #include "fsreq.h"
 #include "log.h"
 #include "resolve.h"
+#include "safeopen.h"
 
 #define LIST_MAX_READS 65536 /* getdents64 calls per listing (32 KiB each) */
 
@@ -122,6 +123,7 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 {
 	const char *user = mod->uid ? mod->uid : "nobody";
 	const char *group = mod->gid ? mod->gid : "nobody";
+	char why[512];
 
 	if (load_filters(f, mod) < 0)
 		return -1;
@@ -132,8 +134,8 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	f->numeric_ids = mod->numeric_ids >= 0 ? mod->numeric_ids != 0 : mod->use_chroot != 0;
 	if (lookup_id(user, 'u', &f->uid) < 0 || lookup_id(group, mod->gid ? 'g' : 'p', &f->gid) < 0)
 		log_msg(PR_LOG_ERR, "module %s: unknown uid '%s' or gid '%s'", mod->name, user, group);
-	else if ((f->root = open(mod->path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, strerror(errno));
+	else if ((f->root = safe_open(mod->path, O_PATH | O_DIRECTORY, 0, why, sizeof(why))) < 0)
+		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, why);
 	else if (!f->numeric_ids)
 		load_ids(f); /* numeric ids: nothing to disclose, and no NSS enumeration */
 	return f->root < 0 ? -1 : 0;

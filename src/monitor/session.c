@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "access.h"
+#include "auth.h"
 #include "cfgsnap.h"
 #include "config.h"
 #include "emptydir.h"
@@ -41,6 +43,7 @@
 #include "lchan.h"
 #include "log.h"
 #include "policies.h"
+#include "safeopen.h"
 #include "session.h"
 #include "sigsys.h"
 
@@ -51,7 +54,9 @@ enum {
 	ST_LISTED = 1 << 2,   /* module list sent, or selection failed; only the end remains */
 	ST_MODULE = 1 << 3,   /* a module is selected */
 	ST_ENDING = 1 << 4,   /* worker announced its exit code */
+	ST_AUTH = 1 << 5,     /* a module needs a login: challenge sent, answer awaited */
 };
+#define ST_ANY (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED | ST_MODULE)
 
 struct session {
 	struct cfg cfg;    /* the listener's snapshot: read-only, never re-read */
@@ -65,8 +70,14 @@ struct session {
 	int exit_code;
 	const struct cfg_module *module;
 	struct fsreq fs;
-	char host[NI_MAXHOST];
+	struct sockaddr_storage peer; /* the client, IPv4-mapped addresses unmapped */
+	socklen_t peerlen;            /* 0: not an IP peer */
+	char host[NI_MAXHOST];        /* the connect-time name, or UNDETERMINED */
 	char addr[NI_MAXHOST];
+	char rname[NI_MAXHOST];       /* the looked-up name (or UNKNOWN), when a module wants it */
+	struct access acc;            /* hosts allow/deny, decided before the worker exists */
+	const char *mhost;            /* the name shown for the selected module */
+	struct auth auth;
 };
 
 typedef int (*handler_fn)(struct session *s, const struct pr_msg *m);
@@ -84,13 +95,17 @@ static int h_log(struct session *s, const struct pr_msg *m);
 static int h_modlist(struct session *s, const struct pr_msg *m);
 static int h_select(struct session *s, const struct pr_msg *m);
 static int h_exit(struct session *s, const struct pr_msg *m);
+static int h_hello(struct session *s, const struct pr_msg *m);
+static int h_auth(struct session *s, const struct pr_msg *m);
 
 static const struct request requests[] = {
 	{ PR_W_READY,    ST_STARTING,                           h_ready, NULL },
-	{ PR_W_LOG,      ST_STARTING | ST_HANDSHAKE | ST_LISTED | ST_MODULE, h_log, NULL },
+	{ PR_W_LOG,      ST_ANY,                                h_log, NULL },
 	{ PR_W_MODLIST,  ST_HANDSHAKE,                          h_modlist, NULL },
+	{ PR_W_HELLO,    ST_HANDSHAKE,                          h_hello, NULL },
 	{ PR_W_SELECT,   ST_HANDSHAKE,                          h_select, NULL },
-	{ PR_W_EXIT,     ST_STARTING | ST_HANDSHAKE | ST_LISTED | ST_MODULE, h_exit, NULL },
+	{ PR_W_AUTH,     ST_AUTH,                               h_auth, NULL },
+	{ PR_W_EXIT,     ST_ANY,                                h_exit, NULL },
 	{ PR_W_LIST,     ST_MODULE,                             NULL, fs_list },
 	{ PR_W_STAT,     ST_MODULE,                             NULL, fs_stat },
 	{ PR_W_OPEN,     ST_MODULE,                             NULL, fs_open },
@@ -216,41 +231,96 @@ static int confine(struct session *s)
 
 static int claim_slot(struct session *s, const struct cfg_module *mod, char *text, size_t textlen);
 
+/* Refuse a selection with the client's @ERROR line. */
+static int select_error(struct session *s, const char *text)
+{
+	struct pr_msg out;
+
+	pr_msg_init(&out, PR_M_SELECT);
+	out.u.select.status = PR_SELECT_ERROR;
+	pr_str_set_text_trunc(&out.u.select.error, text);
+	return send_msg(s, &out, -1);
+}
+
+static int finish_select(struct session *s, const struct cfg_module *mod);
+
+/*
+ * rsyncd's order: the module exists, hosts allow/deny (decided before the
+ * worker existed), a connection slot, the login if "auth users" is set,
+ * then the module root.  A refusal after the module is known leaves only
+ * the end (no second attempt).
+ */
 static int h_select(struct session *s, const struct pr_msg *m)
 {
 	const char *name = m->u.wselect.module.s;
 	const struct cfg_module *mod = cfg_find_module(&s->cfg, name);
-	struct pr_msg out;
 	char clean[PR_NAME_MAX * 4 + 1];
 	char text[PR_TEXT_MAX];
+	struct pr_msg out;
 
-	pr_msg_init(&out, PR_M_SELECT);
 	if (mod == NULL) {
 		log_sanitize(clean, sizeof(clean), name);
 		log_msg(PR_LOG_INFO, "unknown module '%s' tried from %s (%s)", clean, s->host, s->addr);
 		/* The name is echoed as the client sent it, as rsyncd does. */
 		snprintf(text, sizeof(text), "@ERROR: Unknown module '%s'", name);
-		out.u.select.status = PR_SELECT_ERROR;
-		pr_str_set_text_trunc(&out.u.select.error, text);
-		return send_msg(s, &out, -1);
+		return select_error(s, text);
 	}
-	if (claim_slot(s, mod, text, sizeof(text)) < 0) {
-		s->state = ST_LISTED; /* no second attempt */
-		out.u.select.status = PR_SELECT_ERROR;
-		pr_str_set_text_trunc(&out.u.select.error, text);
-		return send_msg(s, &out, -1);
+	s->state = ST_LISTED;
+	s->mhost = s->host;
+	if (!access_allowed(&s->acc, (size_t)(mod - s->cfg.modules), &s->mhost)) {
+		log_msg(PR_LOG_INFO, "rsync denied on module %s from %s (%s)", mod->name, s->mhost, s->addr);
+		if (mod->list)
+			snprintf(text, sizeof(text), "@ERROR: access denied to %s from %s (%s)", mod->name, s->mhost,
+				 s->addr);
+		else /* an unlisted module pretends not to exist, as in rsyncd */
+			snprintf(text, sizeof(text), "@ERROR: Unknown module '%s'", mod->name);
+		return select_error(s, text);
 	}
-	if (fs_prepare(&s->fs, &s->ipc, mod) < 0) {
-		s->state = ST_LISTED; /* no second attempt */
-		out.u.select.status = PR_SELECT_ERROR;
-		pr_str_set_text_trunc(&out.u.select.error, "@ERROR: chdir failed");
-		return send_msg(s, &out, -1);
-	}
+	log_msg(PR_LOG_INFO, "rsync allowed access on module %s from %s (%s)", mod->name, s->mhost, s->addr);
+	if (claim_slot(s, mod, text, sizeof(text)) < 0)
+		return select_error(s, text);
+	if (mod->auth_users == NULL || mod->auth_users[0] == '\0')
+		return finish_select(s, mod);
+	if (auth_begin(&s->auth, mod, s->mhost, s->addr, text, sizeof(text)) < 0)
+		return select_error(s, text);
+	pr_msg_init(&out, PR_M_AUTHREQ);
+	if (pr_str_set_name(&out.u.authreq.challenge, s->auth.challenge) < 0)
+		return -1;
+	s->module = mod;
+	s->state = ST_AUTH;
+	return send_msg(s, &out, -1);
+}
+
+static int h_hello(struct session *s, const struct pr_msg *m)
+{
+	s->auth.protocol = (int)m->u.hello.protocol;
+	snprintf(s->auth.digests, sizeof(s->auth.digests), "%s", m->u.hello.digests.s);
+	return 0;
+}
+
+static int h_auth(struct session *s, const struct pr_msg *m)
+{
+	char text[PR_TEXT_MAX];
+
+	s->state = ST_LISTED;
+	if (auth_check_response(&s->auth, s->module, m->u.auth.line.s, s->mhost, s->addr) == 0)
+		return finish_select(s, s->module);
+	snprintf(text, sizeof(text), "@ERROR: auth failed on module %s", s->module->name);
+	return select_error(s, text);
+}
+
+/* The module root, confinement, and the selection's OK. */
+static int finish_select(struct session *s, const struct cfg_module *mod)
+{
+	struct pr_msg out;
+
+	if (fs_prepare(&s->fs, &s->ipc, mod) < 0)
+		return select_error(s, "@ERROR: chdir failed");
 	if (confine(s) < 0)
 		return -1;
 	s->module = mod;
 	s->state = ST_MODULE;
-	log_msg(PR_LOG_INFO, "rsync allowed access on module %s from %s (%s)", mod->name, s->host, s->addr);
+	pr_msg_init(&out, PR_M_SELECT);
 	out.u.select.status = PR_SELECT_OK;
 	out.u.select.read_only = 1;
 	/* rsyncd sends no user/group names from chroot modules by default */
@@ -287,22 +357,87 @@ static int dispatch(struct session *s, const struct pr_msg *m)
 	return -1;
 }
 
-static void peer_names(struct session *s, int fd, int reverse)
+/* The client socket's peer; IPv4 clients of a dual-stack socket, which
+ * appear as ::ffff:a.b.c.d, as the IPv4 peers they are. */
+static void get_peer(struct session *s, int fd)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&s->peer;
+	struct sockaddr_in s4 = { .sin_family = AF_INET };
 
-	snprintf(s->addr, sizeof(s->addr), "UNKNOWN");
-	snprintf(s->host, sizeof(s->host), reverse ? "UNKNOWN" : "UNDETERMINED");
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)
+	s->peerlen = sizeof(s->peer);
+	if (getpeername(fd, (struct sockaddr *)&s->peer, &s->peerlen) < 0 ||
+	    (s->peer.ss_family != AF_INET && s->peer.ss_family != AF_INET6)) {
+		s->peerlen = 0;
 		return;
-	if (getnameinfo((struct sockaddr *)&ss, len, s->addr, sizeof(s->addr), NULL, 0, NI_NUMERICHOST) != 0)
+	}
+	if (s->peer.ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+		s4.sin_port = s6->sin6_port;
+		memcpy(&s4.sin_addr, s6->sin6_addr.s6_addr + 12, 4);
+		memset(&s->peer, 0, sizeof(s->peer));
+		memcpy(&s->peer, &s4, sizeof(s4));
+		s->peerlen = sizeof(s4);
+	}
+}
+
+static int same_addr(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return 0;
+	if (a->sa_family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)(const void *)a)->sin_addr,
+			      &((const struct sockaddr_in *)(const void *)b)->sin_addr, 4) == 0;
+	return memcmp(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr,
+		      &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr, 16) == 0;
+}
+
+/*
+ * The client's numeric address, and its name when the global section or
+ * any module wants it (rsync 3.5.0 looks it up at connect time then): the
+ * reverse lookup, confirmed by a forward lookup of that name, "UNKNOWN"
+ * with rsyncd's log line when either fails.  The connect-time name is the
+ * looked-up one if the global "reverse lookup" is on, else UNDETERMINED.
+ * Before the worker exists: no lookup is made after it.
+ */
+static void peer_names(struct session *s, int lookup)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&s->peer;
+	struct addrinfo hints = { .ai_family = sa->sa_family, .ai_socktype = SOCK_STREAM, .ai_flags = AI_CANONNAME };
+	struct addrinfo *res = NULL, *r = NULL;
+	int rc;
+
+	snprintf(s->rname, sizeof(s->rname), "UNKNOWN");
+	if (s->peerlen == 0 || getnameinfo(sa, s->peerlen, s->addr, sizeof(s->addr), NULL, 0, NI_NUMERICHOST) != 0)
 		snprintf(s->addr, sizeof(s->addr), "UNKNOWN");
-	/* IPv4 clients of a dual-stack socket appear as ::ffff:a.b.c.d. */
-	if (strncmp(s->addr, "::ffff:", 7) == 0 && strchr(s->addr, '.') != NULL)
-		memmove(s->addr, s->addr + 7, strlen(s->addr + 7) + 1);
-	if (reverse && getnameinfo((struct sockaddr *)&ss, len, s->host, sizeof(s->host), NULL, 0, NI_NAMEREQD) != 0)
-		snprintf(s->host, sizeof(s->host), "UNKNOWN");
+	if (lookup && s->peerlen) {
+		if ((rc = getnameinfo(sa, s->peerlen, s->rname, sizeof(s->rname), NULL, 0, NI_NAMEREQD)) != 0)
+			log_msg(PR_LOG_INFO, "name lookup failed for %s: %s", s->addr, gai_strerror(rc));
+		else if ((rc = getaddrinfo(s->rname, NULL, &hints, &res)) != 0)
+			log_msg(PR_LOG_INFO, "forward name lookup for %s failed: %s", s->rname, gai_strerror(rc));
+		for (r = res; r != NULL && !same_addr(r->ai_addr, sa); r = r->ai_next)
+			;
+		if (rc == 0 && r == NULL)
+			log_msg(PR_LOG_INFO, "%s is not a known address for \"%s\": spoofed address?", s->addr, s->rname);
+		if (rc != 0 || r == NULL)
+			snprintf(s->rname, sizeof(s->rname), "UNKNOWN");
+		freeaddrinfo(res);
+	}
+	snprintf(s->host, sizeof(s->host), "%s", s->cfg.reverse_lookup ? s->rname : "UNDETERMINED");
+}
+
+static int wants_name(const struct cfg *c)
+{
+	for (size_t i = 0; i < c->nmodules; i++)
+		if (c->modules[i].reverse_lookup)
+			return 1;
+	return c->reverse_lookup;
+}
+
+static int wants_auth(const struct cfg *c)
+{
+	for (size_t i = 0; i < c->nmodules; i++)
+		if (c->modules[i].auth_users && c->modules[i].auth_users[0])
+			return 1;
+	return 0;
 }
 
 /* The worker binary: next to our own executable, else the libexec path. */
@@ -395,7 +530,7 @@ static void serve(struct session *s, int deadline_secs)
 		const char *why;
 		int fd, timeout = -1, rc;
 
-		if (s->state & (ST_STARTING | ST_HANDSHAKE)) {
+		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH)) {
 			int64_t left = deadline - now_ms();
 
 			if (left <= 0) {
@@ -484,6 +619,25 @@ static void refuse_early(const char *text)
 	close(PR_FD_CLIENT);
 }
 
+/*
+ * The MOTD, opened as root without following a link someone else planted
+ * (safeopen.h).  rsyncd sends an empty line when its MOTD cannot be read:
+ * an empty pipe stands in for the file, so the worker does the same.
+ */
+static int open_motd(const char *path)
+{
+	char why[512];
+	int fd = safe_open(path, O_RDONLY | O_NONBLOCK, 0, why, sizeof(why)), p[2];
+
+	if (fd >= 0)
+		return fd;
+	log_msg(PR_LOG_WARNING, "motd file %s: %s", path, why);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	close(p[1]);
+	return p[0];
+}
+
 /* One question to the listener; -1 (logged) if it cannot be answered. */
 static int ask_listener(struct session *s, struct lchan_msg *req, struct lchan_answer *a)
 {
@@ -557,8 +711,7 @@ int session_main(const struct session_opts *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	char err[CFG_ERR_MAX] = "", wpath[4096];
-	struct sockaddr_storage peer;
-	socklen_t peerlen = sizeof(peer);
+	struct access_client who;
 	struct pr_msg init;
 	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc;
 
@@ -567,12 +720,19 @@ int session_main(const struct session_opts *o)
 	s->state = ST_STARTING;
 	s->cfg = *o->cfg;
 	lchan_init(&s->lsn, o->listener_fd);
-	peer_names(s, PR_FD_CLIENT, s->cfg.reverse_lookup);
+	get_peer(s, PR_FD_CLIENT);
+	peer_names(s, wants_name(&s->cfg));
 	log_msg(PR_LOG_INFO, "connect from %s (%s)", s->host, s->addr);
-	if (getpeername(PR_FD_CLIENT, (struct sockaddr *)&peer, &peerlen) < 0)
-		peerlen = 0;
-	if (claim_host(s, peerlen ? (struct sockaddr *)&peer : NULL, peerlen, 0) < 0)
+	if (claim_host(s, s->peerlen ? (struct sockaddr *)&s->peer : NULL, s->peerlen, 0) < 0)
 		return 1;
+	/* Every lookup and every secret-independent preparation of access
+	 * control and authentication, before the worker exists. */
+	who = (struct access_client){ (struct sockaddr *)&s->peer, s->peerlen, s->host,
+				      wants_name(&s->cfg) ? s->rname : NULL };
+	if (access_prepare(&s->acc, &s->cfg, &who) < 0 || (wants_auth(&s->cfg) && auth_init(&s->auth) < 0)) {
+		refuse_early("@ERROR: daemon setup error");
+		return 1;
+	}
 
 	if (emptydir_check(s->cfg.worker_chroot, geteuid(), 0, err, sizeof(err)) < 0 ||
 	    prepare_init(s, &init, 0) < 0) {
@@ -581,11 +741,8 @@ int session_main(const struct session_opts *o)
 		refuse_early("@ERROR: daemon setup error");
 		return 1;
 	}
-	if (s->cfg.motd_file != NULL) {
-		motd_fd = open(s->cfg.motd_file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (motd_fd < 0)
-			log_msg(PR_LOG_WARNING, "motd file %s: %s", s->cfg.motd_file, strerror(errno));
-	}
+	if (s->cfg.motd_file != NULL)
+		motd_fd = open_motd(s->cfg.motd_file);
 	init.u.init.has_motd = motd_fd >= 0;
 	kmsg_fd = sigsys_watch_open();
 
@@ -640,6 +797,7 @@ int session_main(const struct session_opts *o)
 		_exit(0); /* no atexit work (sanitizer leak checks) under the filter */
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
+	access_free(&s->acc);
 	cfgsnap_parsed_free(&s->cfg);
 	free(s);
 	return 0;

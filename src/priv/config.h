@@ -42,6 +42,14 @@
 			     * contents, read at load), NULL = unset */                 \
 	INT(max_connections) /* 0 = unlimited, < 0 = always full (as rsyncd) */        \
 	STR(lock_file)     /* accepted, unused: the listener counts connections */     \
+	STR(hosts_allow)   /* access lists (hosts.h); NULL = unset */                   \
+	STR(hosts_deny)                                                                 \
+	INT(reverse_lookup) /* default 1; the global value decides the connect-time lookup */ \
+	INT(forward_lookup) /* default 1 */                                             \
+	STR(auth_users)    /* rules as written; NULL = anonymous */                     \
+	STR(secrets_file)  /* read by the monitor at each login; NULL = none */         \
+	STR(auth_digest)   /* weakest digest accepted; NULL = any */                    \
+	INT(strict_modes)  /* default 1 */                                              \
 	INT(line)          /* line of the section header, for messages */
 
 #define CFG_GLOBAL_FIELDS(STR, INT, STRV)                                              \
@@ -54,7 +62,7 @@
 	STR(worker_chroot)     /* default "/run/prsyncd/empty" */                       \
 	INT(handshake_timeout) /* seconds, default 30, range 1..3600 */                 \
 	STR(syslog_facility)   /* default "daemon" */                                   \
-	INT(reverse_lookup)    /* default 1 */                                          \
+	INT(reverse_lookup)    /* the global section's value (module field's default) */ \
 	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */
 
 #define CFG_DECL_STR(f) char *f;

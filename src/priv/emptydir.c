@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "emptydir.h"
+#include "safeopen.h"
 
 static void make_parent(const char *path)
 {
@@ -33,6 +34,7 @@ int emptydir_check(const char *path, uid_t owner, int create, char *err, size_t 
 	DIR *d;
 	struct dirent *de;
 	int fd, entries = 0;
+	char why[512];
 
 	if (path[0] != '/' || strstr(path, "/..") != NULL) {
 		snprintf(err, errlen, "worker chroot %s: must be an absolute path without '..'", path);
@@ -43,9 +45,9 @@ int emptydir_check(const char *path, uid_t owner, int create, char *err, size_t 
 		if (mkdir(path, 0555) == 0)
 			(void)chmod(path, 0555); /* umask may have removed bits we do not need anyway */
 	}
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = safe_open(path, O_RDONLY | O_DIRECTORY, 0, why, sizeof(why));
 	if (fd < 0) {
-		snprintf(err, errlen, "worker chroot %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "worker chroot %s: %s", path, why);
 		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {

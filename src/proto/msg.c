@@ -128,6 +128,33 @@ static enum pr_msg_err v_wselect(const struct pr_msg *m, int have_fd)
 	return PR_MSG_OK;
 }
 
+static enum pr_msg_err v_hello(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	if (!STR_OK(m->u.hello.digests) || memchr(m->u.hello.digests.s, '\n', m->u.hello.digests.len))
+		return PR_MSG_EBADSTR;
+	return m->u.hello.protocol >= 27 && m->u.hello.protocol <= 32 ? PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+static enum pr_msg_err v_authreq(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_str_name *c = &m->u.authreq.challenge;
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	(void)have_fd;
+	if (!STR_OK(*c))
+		return PR_MSG_EBADSTR;
+	return c->len >= 22 && c->len <= PR_CHALLENGE_MAX && strspn(c->s, b64) == c->len ? PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+static enum pr_msg_err v_auth(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	if (!STR_OK(m->u.auth.line) || memchr(m->u.auth.line.s, '\n', m->u.auth.line.len))
+		return PR_MSG_EBADSTR;
+	return PR_MSG_OK;
+}
+
 static enum pr_msg_err v_exit(const struct pr_msg *m, int have_fd)
 {
 	(void)have_fd;
@@ -369,6 +396,9 @@ static const struct msg_row rows[] = {
 	ROW(PR_W_CLOSE, PR_DIR_TO_MONITOR, sizeof(struct pr_w_close), 0, v_close),
 	ROW(PR_W_READLINK, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0, v_path),
 	ROW(PR_W_IDNAME, PR_DIR_TO_MONITOR, sizeof(struct pr_w_idname), 0, v_idname),
+	ROW(PR_M_AUTHREQ, PR_DIR_TO_WORKER, sizeof(struct pr_m_authreq), 0, v_authreq),
+	ROW(PR_W_AUTH, PR_DIR_TO_MONITOR, sizeof(struct pr_w_auth), 0, v_auth),
+	ROW(PR_W_HELLO, PR_DIR_TO_MONITOR, sizeof(struct pr_w_hello), 0, v_hello),
 };
 
 static const struct msg_row *row_for(uint16_t type)

@@ -85,6 +85,7 @@ enum pr_msg_type {
 	PR_M_OPEN = 8,        /* answer to OPEN; carries the descriptor on success */
 	PR_M_READLINK = 9,    /* answer to READLINK */
 	PR_M_IDNAME = 10,     /* answer to IDNAME */
+	PR_M_AUTHREQ = 11,    /* the module needs a login: the challenge to send */
 	/* worker -> monitor */
 	PR_W_READY = 64,      /* sandbox in place; nothing read from the client yet */
 	PR_W_LOG = 65,        /* one log record for the operator */
@@ -97,7 +98,9 @@ enum pr_msg_type {
 	PR_W_CLOSE = 72,      /* the worker closed a descriptor from OPEN */
 	PR_W_READLINK = 73,   /* read a symlink target too long for a LIST entry */
 	PR_W_IDNAME = 74,     /* the name of a uid or gid */
-	PR_MSG_TYPE_MAX = 75
+	PR_W_AUTH = 75,       /* the client's answer to the challenge, as it sent it */
+	PR_W_HELLO = 76,      /* the negotiated protocol and the client's digest list */
+	PR_MSG_TYPE_MAX = 128
 };
 
 /* Who may send a type; a message arriving from the wrong side is invalid. */
@@ -180,6 +183,28 @@ struct pr_w_select {
 
 struct pr_w_exit {
 	uint32_t code;            /* rsync exit code, 0..255 */
+};
+
+/* --- daemon authentication (before a module is served) ------------------ */
+
+/* Sent before SELECT: what the monitor needs to pick the auth digest as
+ * rsyncd does. */
+struct pr_w_hello {
+	uint32_t protocol;        /* negotiated, 27..32 */
+	struct pr_str_text digests; /* the client's list as it sent it; "" = none */
+};
+
+/* The challenge line's argument: base64 of 16 to 64 random bytes, no padding. */
+#define PR_CHALLENGE_MAX 88u
+
+struct pr_m_authreq {
+	struct pr_str_name challenge;
+};
+
+/* The client's "USER RESPONSE" line, without its newline; "" if it was
+ * longer than fits.  The monitor answers with PR_M_SELECT. */
+struct pr_w_auth {
+	struct pr_str_text line;
 };
 
 /* --- filesystem requests (after module selection) ---------------------- */
@@ -285,6 +310,9 @@ struct pr_msg {
 		struct pr_m_readlink readlink;
 		struct pr_w_idname idname;
 		struct pr_m_idname midname;
+		struct pr_w_hello hello;
+		struct pr_m_authreq authreq;
+		struct pr_w_auth auth;
 	} u;
 };
 

@@ -146,10 +146,41 @@ static void list_modules(struct conn *c)
 	mon_exit(0);
 }
 
+/*
+ * The module needs a login: the monitor's challenge goes to the client, the
+ * client's "USER RESPONSE" line back to the monitor, whose answer is the
+ * selection's.  The worker never sees a password or the secrets file.
+ */
+static void login(struct conn *c, struct pr_msg *m, struct handshake *hs)
+{
+	char line[PR_TEXT_MAX], out[PR_TEXT_MAX];
+	int r;
+
+	snprintf(out, sizeof(out), "@RSYNCD: AUTHREQD %s\n", m->u.authreq.challenge.s);
+	if ((r = conn_write_str(c, out)) != CONN_OK)
+		hs_fail_io(r);
+	r = conn_read_line(c, line, sizeof(line));
+	if (r == CONN_TOOLONG)
+		line[0] = '\0'; /* not a response the monitor could accept */
+	else if (r < 0)
+		hs_fail_io(r);
+	pr_msg_init(m, PR_W_AUTH);
+	pr_str_set_text_trunc(&m->u.auth.line, line);
+	mon_send(m, -1);
+	snprintf(hs->auth_user, sizeof(hs->auth_user), "%.*s", (int)strcspn(line, " "), line);
+	mon_expect(m, PR_M_SELECT, NULL);
+}
+
 static void select_module(struct conn *c, const char *name, struct handshake *hs)
 {
 	struct pr_msg m;
 	char msg[PR_TEXT_MAX];
+
+	/* what the monitor needs to choose a login digest as rsyncd does */
+	pr_msg_init(&m, PR_W_HELLO);
+	m.u.hello.protocol = (uint32_t)hs->protocol;
+	pr_str_set_text_trunc(&m.u.hello.digests, hs->auth_digests);
+	mon_send(&m, -1);
 
 	pr_msg_init(&m, PR_W_SELECT);
 	if (pr_str_set_name(&m.u.wselect.module, name) < 0) {
@@ -159,7 +190,9 @@ static void select_module(struct conn *c, const char *name, struct handshake *hs
 		hs_error(c, RERR_STARTCLIENT, msg);
 	}
 	mon_send(&m, -1);
-	mon_expect(&m, PR_M_SELECT, NULL);
+	mon_expect_either(&m, PR_M_SELECT, PR_M_AUTHREQ, NULL);
+	if (m.h.type == PR_M_AUTHREQ)
+		login(c, &m, hs);
 	if (m.u.select.status != PR_SELECT_OK)
 		hs_error(c, RERR_STARTCLIENT, m.u.select.error.s);
 	snprintf(hs->module, sizeof(hs->module), "%s", m.u.select.module.s);

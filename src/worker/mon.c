@@ -46,11 +46,16 @@ void mon_send(struct pr_msg *m, int fd)
 
 void mon_expect(struct pr_msg *m, enum pr_msg_type type, int *fd_out)
 {
+	mon_expect_either(m, type, type, fd_out);
+}
+
+void mon_expect_either(struct pr_msg *m, enum pr_msg_type type, enum pr_msg_type type2, int *fd_out)
+{
 	const char *why;
 	int fd;
 	enum pr_ipc_result r = pr_ipc_recv(&mon_ipc, m, &fd, &why);
 
-	if (r != PR_IPC_OK || m->h.type != type) {
+	if (r != PR_IPC_OK || (m->h.type != type && m->h.type != type2)) {
 		if (r == PR_IPC_OK && fd >= 0)
 			close(fd);
 		if (r == PR_IPC_INVALID)

@@ -17,6 +17,8 @@ void mon_send(struct pr_msg *m, int fd);
 
 /* Receive the next message, which must be of `type`; exits on anything else. */
 void mon_expect(struct pr_msg *m, enum pr_msg_type type, int *fd_out);
+/* Either of two answers (a login challenge or the selection's answer). */
+void mon_expect_either(struct pr_msg *m, enum pr_msg_type type, enum pr_msg_type type2, int *fd_out);
 
 #ifdef PRSYNCD_FUZZ
 /* Fuzz targets set this to return to libFuzzer (by longjmp) instead of

@@ -26,7 +26,7 @@ refuse() { # refuse NAME LINE-NO BODY EXPECT
 }
 refuse "read only = no" 3 "[pub]\n\tpath = $TMP/pub\n\tread only = no\n" "read only"
 refuse "pre-xfer exec" 3 "[pub]\n\tpath = $TMP/pub\n\tpre-xfer exec = /bin/true\n" "exec"
-refuse "hosts allow" 3 "[pub]\n\tpath = $TMP/pub\n\thosts allow = 10.0.0.0/8\n" "hosts allow"
+refuse "malformed hosts allow" 3 "[pub]\n\tpath = $TMP/pub\n\thosts allow = 10.0.0.0/33\n" "malformed address"
 refuse "unknown key" 2 "[pub]\n\tfrobnicate = 1\n\tpath = $TMP/pub\n" "frobnicate"
 refuse "bad boolean" 3 "[pub]\n\tpath = $TMP/pub\n\tlist = maybe\n" "maybe"
 refuse "module without path" 1 "[pub]\n\tcomment = x\n" "path"

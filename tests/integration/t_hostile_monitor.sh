@@ -39,17 +39,19 @@ declare -A specific=(
 	[readlink]="empty-ok:field err-with-target:field err-neg:field str:str"
 	[open]="nofd:fd fd-with-err:fd err-big:fd mode-dir:field handle0:field nsec:field"
 	[idname]="found-empty:field found2:field notfound-with-name:field str:str"
+	[authreq]="chal-short:field pad:field newline:field blank:field chal-long:field str:str"
 )
 # How the worker reports a bad answer at each point, and the exit status.
 declare -A logfmt=(
 	[init]="invalid answer from the monitor: %s" [select]="invalid answer from the monitor: %s"
 	[stat]="invalid answer from the monitor: %s" [readlink]="invalid answer from the monitor: %s"
 	[open]="invalid answer from the monitor: %s" [idname]="invalid answer from the monitor: %s"
+	[authreq]="invalid answer from the monitor: %s"
 	[list]="bad listing answer from the monitor: %s" [list_end]="bad listing answer from the monitor: %s"
 	[modlist]="" [modlist_end]=""
 )
 declare -A status=(
-	[init]=14 [select]=14 [stat]=14 [readlink]=14 [open]=14 [idname]=14 [list]=14 [list_end]=14
+	[init]=14 [select]=14 [authreq]=14 [stat]=14 [readlink]=14 [open]=14 [idname]=14 [list]=14 [list_end]=14
 	[modlist]=10 [modlist_end]=10
 )
 
@@ -114,7 +116,7 @@ expect_refused() {
 	return 0
 }
 
-for p in init modlist modlist_end select stat list list_end readlink open idname; do
+for p in init modlist modlist_end select authreq stat list list_end readlink open idname; do
 	for f in $generic; do
 		case $p:$f in
 		modlist_end:short|modlist_end:big|list_end:short|list_end:big|idname:short|idname:big) continue;;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hostile worker, completed (tests/tools/hostile_worker2.c in place of
-# prsyncd-worker): every one of the eleven worker requests sent malformed
+# prsyncd-worker): every one of the thirteen worker requests sent malformed
 # end to end (body length, descriptor, flags, magic, a field, a string);
 # monitor-to-worker types sent by the worker; several descriptors; a
 # descriptor the monitor must drop unread; every request out of state and
@@ -50,7 +50,13 @@ handshake timeout = 5
 	path = $TMP/missing
 [procmod]
 	path = /proc
+[auth]
+	path = $M
+	auth users = alice
+	secrets file = $TMP/secrets
 CONF
+printf 'alice:pw\n' > "$TMP/secrets"
+chmod 600 "$TMP/secrets"
 port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_worker2" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
@@ -126,7 +132,7 @@ expect_end() {
 inval() { echo "invalid message from worker \\($1"; }
 
 # --- every worker request, malformed end to end ----------------------------
-for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME; do
+for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME HELLO AUTH; do
 	expect_end "hdr len $t" "$(inval 'wrong body length for type')"
 	expect_end "hdr fd $t" "$(inval 'descriptor missing or unexpected')"
 	expect_end "hdr flagfd $t" "$(inval 'descriptor missing or unexpected')"
@@ -134,14 +140,14 @@ for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME; do
 	expect_end "hdr magic $t" "$(inval 'bad magic')"
 	case $t in
 	MODLIST) ;; # no body
-	LIST|OPEN|READLINK) expect_end "hdr field $t" "$(inval 'malformed string field')";;
+	LIST|OPEN|READLINK|AUTH) expect_end "hdr field $t" "$(inval 'malformed string field')";;
 	*) expect_end "hdr field $t" "$(inval 'field out of range')";;
 	esac
 	case $t in
-	LOG|SELECT|LIST|STAT|OPEN|READLINK) expect_end "hdr str $t" "$(inval 'malformed string field')";;
+	LOG|SELECT|LIST|STAT|OPEN|READLINK|HELLO|AUTH) expect_end "hdr str $t" "$(inval 'malformed string field')";;
 	esac
 done
-for t in INIT MODLIST MODLIST_END SELECT LIST LIST_END STAT OPEN READLINK IDNAME; do
+for t in INIT MODLIST MODLIST_END SELECT LIST LIST_END STAT OPEN READLINK IDNAME AUTHREQ; do
 	expect_end "dir $t" "$(inval 'message sent in the wrong direction')"
 done
 expect_end "fds 2" "$(inval 'more than one descriptor')"
@@ -154,9 +160,21 @@ grep -q '^UNREAD monitor_gone=yes bytes=6$' "$TMP/out" && pass "a descriptor sen
 for c in READY-twice:READY MODLIST-before-READY:MODLIST LIST-before-READY:LIST MODLIST-twice:MODLIST \
 	SELECT-after-MODLIST:SELECT LIST-after-MODLIST:LIST MODLIST-after-SELECT:MODLIST \
 	READY-after-SELECT:READY SELECT-after-failed-SELECT:SELECT LOG-after-EXIT:LOG EXIT-twice:EXIT \
-	READY-after-EXIT:READY OPEN-after-EXIT:OPEN; do
+	READY-after-EXIT:READY OPEN-after-EXIT:OPEN AUTH-before-SELECT:AUTH AUTH-after-SELECT:AUTH \
+	AUTH-twice:AUTH SELECT-during-AUTH:SELECT HELLO-after-SELECT:HELLO HELLO-during-AUTH:HELLO; do
 	expect_end "oos ${c%%:*}" "worker sent PR_W_${c##*:} in a state where it is not permitted; ending session"
 done
+
+# --- garbage response lines: refused with rsyncd's text, the session goes on to its end
+for k in long:"invalid challenge response" blank:"for : no matching rule" ctrl:'for al\\033\[31mice\\015: no matching rule'; do
+	before=$(wc -l < "$TMP/log")
+	out=$(client "auth-line ${k%%:*}")
+	grep -q "^AUTH ${k%%:*} status=2 error=@ERROR: auth failed on module auth$" <<<"$out" &&
+		wait_log "$TMP/log" "auth failed on module auth from .*${k#*:}" &&
+		pass "auth-line ${k%%:*}: refused, logged" || fail "auth-line ${k%%:*}: $out $(new_log "$before")"
+done
+
+expect_end auth-silent "handshake timeout \\(5 s\\) from"
 
 # --- repetition and volume -----------------------------------------------------
 out=$(client "repeat-select 2000")

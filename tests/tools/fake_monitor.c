@@ -9,7 +9,8 @@
  *   fake_monitor WORKER CHROOT PORT READYFILE CASE
  *
  * CASE is POINT:FAULT.  POINT is the answer to corrupt: init, modlist,
- * modlist_end, select, stat, list, list_end, readlink, open, idname.
+ * modlist_end, select, stat, list, list_end, readlink, open, idname,
+ * authreq (a login challenge in place of the selection's answer).
  * FAULT is either generic (len, magic, seq, short, big, flagbad, fds2,
  * dir: a worker type, type: a valid answer of another type, unsolicited:
  * the right answer plus one nobody asked for) or specific to the point
@@ -162,6 +163,18 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
 		else if (!strcmp(f, "name-str")) set_unterminated(b->name.s, sizeof(b->name.s), &b->name.len);
 		else if (!strcmp(f, "comment-str")) set_unterminated(b->comment.s, sizeof(b->comment.s), &b->comment.len);
 		else if (!strcmp(f, "len-lie")) b->name.len = 2; /* "pub" with len 2: the NUL is not at len */
+		else return 0;
+		return 1;
+	}
+	case PR_M_AUTHREQ: {
+		struct pr_str_name *c = &m->u.authreq.challenge;
+
+		if (!strcmp(f, "chal-short")) pr_str_set_name(c, "EVILEVILEVILEVILEVILE");
+		else if (!strcmp(f, "pad")) pr_str_set_name(c, "EVILEVILEVILEVILEVIL==");
+		else if (!strcmp(f, "newline")) pr_str_set_name(c, "EVILEVILEVILEVILEVIL\n@ERROR: EVIL");
+		else if (!strcmp(f, "blank")) pr_str_set_name(c, "EVILEVILEVILEVILEVIL EVIL");
+		else if (!strcmp(f, "chal-long")) { memset(c->s, 'E', 100); c->s[100] = '\0'; c->len = 100; }
+		else if (!strcmp(f, "str")) set_unterminated(c->s, sizeof(c->s), &c->len);
 		else return 0;
 		return 1;
 	}
@@ -344,6 +357,15 @@ static void serve_request(const struct pr_msg *r)
 		answer(&m, -1, "modlist_end");
 		break;
 	case PR_W_SELECT:
+		if (strcmp(point, "authreq") == 0 && !injected) {
+			pr_msg_init(&m, PR_M_AUTHREQ);
+			pr_str_set_name(&m.u.authreq.challenge, "Q2hhbGxlbmdlQ2hhbGxlbmdl");
+			answer(&m, -1, "authreq");
+			break;
+		}
+		/* the answer after a login, or the plain one */
+		__attribute__((fallthrough));
+	case PR_W_AUTH:
 		pr_msg_init(&m, PR_M_SELECT);
 		m.u.select.status = PR_SELECT_OK;
 		m.u.select.read_only = 1;

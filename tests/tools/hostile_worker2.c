@@ -4,7 +4,7 @@
  * the monitor exactly like the real worker (client socket on fd 3, channel
  * on fd 4), it reads one mode line from the test client and then:
  *
- *   hdr FAULT TYPE   a worker request of TYPE (every one of the eleven),
+ *   hdr FAULT TYPE   a worker request of TYPE (every one of the thirteen),
  *                    broken in one way: len (body length), fd (a descriptor
  *                    rides along), flagfd (descriptor flag, no descriptor),
  *                    flagbad (unknown flag bit), magic, field (a body field
@@ -19,6 +19,9 @@
  *   ftype            every file type through STAT/OPEN/READLINK/LIST
  *   swap N           requests racing a symlink swap done by the test
  *   proc             magic links, with a module whose path is /proc
+ *   auth-line KIND   a login's response line that is garbage: long (no
+ *                    blank), blank (an empty user), ctrl (control bytes)
+ *   auth-silent      a challenge never answered: the handshake deadline ends it
  *
  * Results go to the client as text lines; "HOLD NAME" waits (bounded) for
  * the client's "go", so the test can read the monitor's /proc entry.
@@ -191,20 +194,39 @@ static void send_path(enum pr_msg_type type, const char *path, uint32_t flags)
 	send_msg(&m);
 }
 
-/* --- the eleven worker requests, valid, then broken ------------------------ */
+/* The module "auth" asks for a login: the monitor's challenge must come. */
+static int begin_auth(void)
+{
+	struct pr_msg m;
+	int fd;
 
+	pr_msg_init(&m, PR_W_SELECT);
+	pr_str_set_name(&m.u.wselect.module, "auth");
+	send_msg(&m);
+	if (answer(&m, &fd) < 0 || m.h.type != PR_M_AUTHREQ) {
+		report("AUTHREQ missing");
+		return -1;
+	}
+	report("CHALLENGE %s", m.u.authreq.challenge.s);
+	return 0;
+}
+
+/* --- the thirteen worker requests, valid, then broken ---------------------- */
+
+/* fs: 1 = after selecting "pub", 2 = after the challenge of "auth" */
 static const struct { const char *name; enum pr_msg_type type; int fs; } wtypes[] = {
 	{ "READY", PR_W_READY, 0 },     { "LOG", PR_W_LOG, 0 },       { "MODLIST", PR_W_MODLIST, 0 },
 	{ "SELECT", PR_W_SELECT, 0 },   { "EXIT", PR_W_EXIT, 0 },     { "LIST", PR_W_LIST, 1 },
 	{ "STAT", PR_W_STAT, 1 },       { "OPEN", PR_W_OPEN, 1 },     { "CLOSE", PR_W_CLOSE, 1 },
 	{ "READLINK", PR_W_READLINK, 1 }, { "IDNAME", PR_W_IDNAME, 1 },
+	{ "HELLO", PR_W_HELLO, 0 },     { "AUTH", PR_W_AUTH, 2 },
 };
 
 static const struct { const char *name; enum pr_msg_type type; } mtypes[] = {
 	{ "INIT", PR_M_INIT }, { "MODLIST", PR_M_MODLIST }, { "MODLIST_END", PR_M_MODLIST_END },
 	{ "SELECT", PR_M_SELECT }, { "LIST", PR_M_LIST }, { "LIST_END", PR_M_LIST_END },
 	{ "STAT", PR_M_STAT }, { "OPEN", PR_M_OPEN }, { "READLINK", PR_M_READLINK },
-	{ "IDNAME", PR_M_IDNAME },
+	{ "IDNAME", PR_M_IDNAME }, { "AUTHREQ", PR_M_AUTHREQ },
 };
 
 static void build_valid(struct pr_msg *m, enum pr_msg_type t)
@@ -218,6 +240,8 @@ static void build_valid(struct pr_msg *m, enum pr_msg_type t)
 	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "file"); break;
 	case PR_W_CLOSE: m->u.close.handle = 1; break;
 	case PR_W_IDNAME: m->u.idname.kind = PR_ID_USER; break;
+	case PR_W_HELLO: m->u.hello.protocol = 32; pr_str_set_text(&m->u.hello.digests, "sha512 md5"); break;
+	case PR_W_AUTH: pr_str_set_text(&m->u.auth.line, "alice AAAA"); break;
 	default: break;
 	}
 }
@@ -234,6 +258,8 @@ static int bad_field(struct pr_msg *m)
 	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "a/../file"); return 1;
 	case PR_W_CLOSE: m->u.close.handle = 0; return 1;
 	case PR_W_IDNAME: m->u.idname.kind = 0; return 1;
+	case PR_W_HELLO: m->u.hello.protocol = 26; return 1;
+	case PR_W_AUTH: pr_str_set_text(&m->u.auth.line, "alice AAAA\nbob BBBB"); return 1;
 	default: return 0;
 	}
 }
@@ -251,6 +277,8 @@ static int bad_str(struct pr_msg *m)
 	case PR_W_STAT: s = m->u.stat.path.s; cap = sizeof(m->u.stat.path.s); len = &m->u.stat.path.len; break;
 	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK:
 		s = m->u.path.path.s; cap = sizeof(m->u.path.path.s); len = &m->u.path.path.len; break;
+	case PR_W_HELLO: s = m->u.hello.digests.s; cap = sizeof(m->u.hello.digests.s); len = &m->u.hello.digests.len; break;
+	case PR_W_AUTH: s = m->u.auth.line.s; cap = sizeof(m->u.auth.line.s); len = &m->u.auth.line.len; break;
 	default: return 0;
 	}
 	memset(s, 'A', cap);
@@ -270,7 +298,9 @@ static int mode_hdr(const char *fault, const char *tname)
 		return 3;
 	if (wtypes[i].type != PR_W_READY)
 		ready();
-	if (wtypes[i].fs && select_mod("pub") < 0)
+	if (wtypes[i].fs == 1 && select_mod("pub") < 0)
+		return 1;
+	if (wtypes[i].fs == 2 && begin_auth() < 0)
 		return 1;
 	build_valid(&m, wtypes[i].type);
 	if (strcmp(fault, "len") == 0) {
@@ -440,6 +470,47 @@ static int mode_oos(const char *c)
 	} else if (strcmp(c, "READY-after-EXIT") == 0) {
 		send_exit(); /* EXIT is permitted before READY */
 		ready();
+	} else if (strcmp(c, "AUTH-before-SELECT") == 0) {
+		ready();
+		build_valid(&m, PR_W_AUTH);
+		send_msg(&m);
+	} else if (strcmp(c, "AUTH-after-SELECT") == 0) {
+		ready();
+		if (select_mod("pub") < 0)
+			return 1;
+		build_valid(&m, PR_W_AUTH);
+		send_msg(&m);
+	} else if (strcmp(c, "AUTH-twice") == 0) {
+		int fd;
+
+		ready();
+		if (begin_auth() < 0)
+			return 1;
+		build_valid(&m, PR_W_AUTH);
+		send_msg(&m);
+		if (answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT || m.u.select.status != PR_SELECT_ERROR)
+			return 1;
+		report("AUTH refused: %s", m.u.select.error.s);
+		build_valid(&m, PR_W_AUTH);
+		send_msg(&m);
+	} else if (strcmp(c, "SELECT-during-AUTH") == 0) {
+		ready();
+		if (begin_auth() < 0)
+			return 1;
+		build_valid(&m, PR_W_SELECT);
+		send_msg(&m);
+	} else if (strcmp(c, "HELLO-after-SELECT") == 0) {
+		ready();
+		if (select_mod("pub") < 0)
+			return 1;
+		build_valid(&m, PR_W_HELLO);
+		send_msg(&m);
+	} else if (strcmp(c, "HELLO-during-AUTH") == 0) {
+		ready();
+		if (begin_auth() < 0)
+			return 1;
+		build_valid(&m, PR_W_HELLO);
+		send_msg(&m);
 	} else if (strcmp(c, "OPEN-after-EXIT") == 0) {
 		ready();
 		if (select_mod("pub") < 0)
@@ -449,6 +520,43 @@ static int mode_oos(const char *c)
 	} else {
 		return 3;
 	}
+	return wait_hangup();
+}
+
+/* A garbage response line: the monitor answers the selection with its
+ * refusal (and logs why), it does not end the session. */
+static int mode_auth_line(const char *kind)
+{
+	struct pr_msg m;
+	char line[PR_TEXT_MAX];
+	int fd;
+
+	if (strcmp(kind, "long") == 0) {
+		memset(line, 'x', sizeof(line) - 1);
+		line[sizeof(line) - 1] = '\0';
+	} else if (strcmp(kind, "blank") == 0) {
+		snprintf(line, sizeof(line), " AAAA");
+	} else if (strcmp(kind, "ctrl") == 0) {
+		snprintf(line, sizeof(line), "al\033[31mice\r AAAA");
+	} else {
+		return 3;
+	}
+	ready();
+	pr_msg_init(&m, PR_W_HELLO);
+	m.u.hello.protocol = 32;
+	pr_str_set_text(&m.u.hello.digests, "md5");
+	send_msg(&m);
+	if (begin_auth() < 0)
+		return 1;
+	pr_msg_init(&m, PR_W_AUTH);
+	pr_str_set_text(&m.u.auth.line, line);
+	send_msg(&m);
+	if (answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT) {
+		report("AUTH no answer");
+		return 1;
+	}
+	report("AUTH %s status=%u error=%s", kind, m.u.select.status, m.u.select.error.s);
+	send_exit();
 	return wait_hangup();
 }
 
@@ -889,5 +997,11 @@ int main(void)
 		return mode_swap(n);
 	if (strcmp(mode, "proc") == 0)
 		return mode_proc();
+	if (sscanf(mode, "auth-line %31s", a) == 1)
+		return mode_auth_line(a);
+	if (strcmp(mode, "auth-silent") == 0) {
+		ready();
+		return begin_auth() < 0 ? 1 : wait_hangup();
+	}
 	return 3;
 }

@@ -549,10 +549,7 @@ static void test_security(void)
 		"pre-xfer exec", "post-xfer exec", "early exec", "name converter",
 		"Pre-Xfer Exec", "postxfer exec" /* unknown, still an error */,
 	};
-	static const char *const access[] = {
-		"hosts allow", "hosts deny", "auth users", "secrets file",
-	};
-	char text[256], want[128];
+	char text[256];
 	size_t i;
 
 	EXPECT_ERR("[m]\npath=/x\nread only = no\n", 3,
@@ -572,18 +569,49 @@ static void test_security(void)
 			 hooks[i]);
 		EXPECT_ERR(text, 1, i < 5 ? "is refused" : "unknown");
 	}
-	for (i = 0; i < sizeof access / sizeof access[0]; i++) {
-		snprintf(text, sizeof text, "[m]\npath=/x\n%s = something\n",
-			 access[i]);
-		snprintf(want, sizeof want, "'%s' is not implemented yet; "
-			 "refusing to start without it", access[i]);
-		EXPECT_ERR(text, 3, want);
-		/* As a global default too. */
-		snprintf(text, sizeof text, "port = 873\n%s = x\n", access[i]);
-		EXPECT_ERR(text, 2, want);
+	/* Access control and authentication: global defaults, module values,
+	 * rsyncd's defaults; a malformed address or mask is refused. */
+	{
+		struct cfg c;
+
+		EXPECT_OK("hosts deny = *\nreverse lookup = no\nsecrets file = /etc/s\n"
+			  "[m]\npath=/x\nHostsAllow = 10.0.0.0/8, ::1 host.example\nauth users = a, @g:ro\n"
+			  "strict modes = no\nauth digest = sha256\nforward lookup = no\nreverse lookup = yes\n"
+			  "[n]\npath=/y\nhosts deny =\n", c);
+		CHECK(c.nmodules == 2 && c.reverse_lookup == 0);
+		CHECK(streq(c.modules[0].hosts_allow, "10.0.0.0/8, ::1 host.example") &&
+		      streq(c.modules[0].hosts_deny, "*") && streq(c.modules[0].auth_users, "a, @g:ro") &&
+		      streq(c.modules[0].secrets_file, "/etc/s") && streq(c.modules[0].auth_digest, "sha256") &&
+		      c.modules[0].strict_modes == 0 && c.modules[0].forward_lookup == 0 &&
+		      c.modules[0].reverse_lookup == 1);
+		CHECK(c.modules[1].hosts_allow == NULL && c.modules[1].hosts_deny == NULL &&
+		      c.modules[1].auth_users == NULL && c.modules[1].strict_modes == 1 &&
+		      c.modules[1].forward_lookup == 1 && c.modules[1].reverse_lookup == 0);
+		cfg_free(&c);
+		EXPECT_OK("[m]\npath=/x\n", c);
+		CHECK(c.reverse_lookup == 1 && c.modules[0].reverse_lookup == 1 && c.nwarnings == 0);
+		cfg_free(&c);
+		/* a global secrets file without auth users is inert, not an error */
+		EXPECT_OK("secrets file = /nonexistent\n[m]\npath=/x\n", c);
+		cfg_free(&c);
+		/* the global value is the global section's last word */
+		EXPECT_OK("[m]\npath=/x\n[global]\nreverse lookup = no\n", c);
+		CHECK(c.reverse_lookup == 0 && c.modules[0].reverse_lookup == 1);
+		cfg_free(&c);
 	}
-	EXPECT_ERR("[m]\npath=/x\nHostsAllow = 10.0.0.0/8\n", 3,
-		   "'hosts allow' is not implemented yet; refusing to start");
+	EXPECT_ERR("[m]\npath=/x\nhosts allow = 10.0.0.0/33\n", 3, "'hosts allow' has a malformed address or mask");
+	EXPECT_ERR("hosts deny = 1.2.3.4/255.0.255.x\n", 1, "'hosts deny' has a malformed address or mask");
+	EXPECT_ERR("hosts deny = good.example 1.2.3.999\n", 1, "\"1.2.3.999\"");
+	EXPECT_ERR("hosts deny = ::1/129\n", 1, "malformed");
+	EXPECT_ERR("hosts deny = /8\n", 1, "malformed");
+	EXPECT_ERR("[m]\npath=/x\nforward lookup = perhaps\n", 3, "'forward lookup' must be");
+	{
+		struct cfg c;
+
+		EXPECT_OK("hosts deny = 10.0.0.0/255.0.0.0 fe80::1%nosuchif0 fe80::%eth9/64 ::/0 0.0.0.0/0 *.x [a-z]* @ng\n"
+			  "[m]\npath=/x\n", c);
+		cfg_free(&c);
+	}
 
 	/* Limits: a negative one refuses every client in rsyncd, and is kept. */
 	{
@@ -656,7 +684,6 @@ static void test_warnings(void)
 		NAME ":1: 'timeout' is not implemented yet and is ignored",
 		NAME ":2: 'listen backlog' is not implemented yet and is ignored",
 		NAME ":12: per-module 'log file' is not implemented yet and is ignored",
-		NAME ":13: per-module 'reverse lookup' is not implemented yet and is ignored",
 	};
 	static const char text[] =
 		"timeout = 600\n"               /* 1 */
@@ -671,8 +698,8 @@ static void test_warnings(void)
 		"path = /b\n"                   /* 10 */
 		"Dont_Compress = *.zip\n"       /* 11: implemented */
 		"log file = /var/log/b.log\n"   /* 12 */
-		"reverse lookup = no\n"         /* 13 */
-		"reverse lookup = yes\n";       /* 14: already warned */
+		"reverse lookup = no\n"         /* 13: per module now, no warning */
+		"reverse lookup = yes\n";       /* 14 */
 	struct cfg c;
 	size_t i;
 	int round;

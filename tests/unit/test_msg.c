@@ -55,6 +55,9 @@ static const struct type_info types[] = {
 	{ PR_W_CLOSE, PR_DIR_TO_MONITOR, sizeof(struct pr_w_close), 0 },
 	{ PR_W_READLINK, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0 },
 	{ PR_W_IDNAME, PR_DIR_TO_MONITOR, sizeof(struct pr_w_idname), 0 },
+	{ PR_M_AUTHREQ, PR_DIR_TO_WORKER, sizeof(struct pr_m_authreq), 0 },
+	{ PR_W_AUTH, PR_DIR_TO_MONITOR, sizeof(struct pr_w_auth), 0 },
+	{ PR_W_HELLO, PR_DIR_TO_MONITOR, sizeof(struct pr_w_hello), 0 },
 };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 
@@ -330,6 +333,19 @@ static void build(struct pr_msg *m, enum pr_msg_type t)
 		m->u.idname.kind = PR_ID_USER;
 		m->u.idname.id = 1000;
 		return;
+	case PR_M_AUTHREQ:
+		pr_msg_init(m, t);
+		set_name(&m->u.authreq.challenge, "AbCdEfGhIjKlMnOpQrSt+/");
+		return;
+	case PR_W_AUTH:
+		pr_msg_init(m, t);
+		set_text(&m->u.auth.line, "alice 3Fz0rYq9mwwjqTKi7pPbbA");
+		return;
+	case PR_W_HELLO:
+		pr_msg_init(m, t);
+		m->u.hello.protocol = 32;
+		set_text(&m->u.hello.digests, "sha512 sha256 sha1 md5 md4");
+		return;
 	default:
 		pr_msg_init(m, t); /* the body-less types */
 		return;
@@ -401,7 +417,8 @@ static void test_types_table(void)
 	CHECK(strcmp(pr_msg_type_name(PR_W_STAT), "PR_W_STAT") == 0);
 	CHECK(strcmp(pr_msg_type_name(PR_W_IDNAME), "PR_W_IDNAME") == 0);
 	CHECK(strcmp(pr_msg_type_name(0), "unknown") == 0);
-	CHECK(strcmp(pr_msg_type_name(11), "unknown") == 0);
+	CHECK(strcmp(pr_msg_type_name(12), "unknown") == 0);
+	CHECK(strcmp(pr_msg_type_name(PR_W_AUTH), "PR_W_AUTH") == 0);
 	CHECK(strcmp(pr_msg_type_name(63), "unknown") == 0);
 	CHECK(strcmp(pr_msg_type_name(PR_MSG_TYPE_MAX), "unknown") == 0);
 	CHECK(strcmp(pr_msg_type_name(0x0100 | PR_M_INIT), "unknown") == 0);
@@ -474,7 +491,7 @@ static void test_unknown_types(void)
 {
 	/* gaps of the enum, its ends, and real types with a high byte set
 	 * (a validator comparing only the low byte would take them) */
-	static const uint16_t bad[] = { PR_MSG_NONE, 11, 12, 63, PR_MSG_TYPE_MAX, 76,
+	static const uint16_t bad[] = { PR_MSG_NONE, 12, 26, 63, PR_MSG_TYPE_MAX, 90,
 					127, 128, 0x0100 | PR_M_INIT, 0x0100 | PR_M_OPEN,
 					0x0100 | PR_W_READY, 0x0100 | PR_W_STAT, 0x8000,
 					0xfffe, 0xffff };
@@ -800,6 +817,61 @@ static void test_worker_fields(void)
 		set_name(&m.u.wselect.module, "");
 		expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "empty module");
 	}
+}
+
+/* Daemon auth: HELLO, AUTHREQ and AUTH, each malformed every way. */
+static void test_auth_fields(void)
+{
+	struct pr_msg m;
+
+	FIELD(PR_W_HELLO, PR_MSG_EBADFIELD, u.hello.protocol, 26, "protocol 26");
+	FIELD(PR_W_HELLO, PR_MSG_EBADFIELD, u.hello.protocol, 33, "protocol 33");
+	FIELD(PR_W_HELLO, PR_MSG_EBADFIELD, u.hello.protocol, 0xffffffffu, "protocol huge");
+	FIELD(PR_W_HELLO, PR_MSG_OK, u.hello.protocol, 27, "protocol 27");
+	build(&m, PR_W_HELLO);
+	set_text(&m.u.hello.digests, "");
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "no digest list");
+	set_text(&m.u.hello.digests, "md5\nmd4");
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "newline in the list");
+	build(&m, PR_W_HELLO);
+	m.u.hello.digests.len = PR_TEXT_MAX;
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "list length out of range");
+	build(&m, PR_W_HELLO);
+	m.u.hello.digests.len = 3; /* NUL inside */
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "list shorter than its bytes");
+	build(&m, PR_W_HELLO);
+	memset(m.u.hello.digests.s, 'a', sizeof(m.u.hello.digests.s));
+	m.u.hello.digests.len = PR_TEXT_MAX - 1;
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "list without its NUL");
+
+	build(&m, PR_W_AUTH);
+	set_text(&m.u.auth.line, "");
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "empty response (the monitor refuses it)");
+	set_text(&m.u.auth.line, "alice x\n");
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "newline in the response");
+	build(&m, PR_W_AUTH);
+	m.u.auth.line.len = 2;
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "response length wrong");
+	build(&m, PR_W_AUTH);
+	m.u.auth.line.len = 0xffff;
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "response length huge");
+
+	build(&m, PR_M_AUTHREQ);
+	set_name(&m.u.authreq.challenge, "AbCdEfGhIjKlMnOpQrStU");
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "challenge too short");
+	set_name(&m.u.authreq.challenge, as(PR_CHALLENGE_MAX + 1));
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "challenge too long");
+	set_name(&m.u.authreq.challenge, "AbCdEfGhIjKlMnOpQrSt\n/");
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "newline in the challenge");
+	set_name(&m.u.authreq.challenge, "AbCdEfGhIjKlMnOpQrSt=/");
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "padding in the challenge");
+	set_name(&m.u.authreq.challenge, "AbCdEfGhIjKlMnOpQrSt +");
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "space in the challenge");
+	set_name(&m.u.authreq.challenge, as(PR_CHALLENGE_MAX));
+	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "longest challenge");
+	build(&m, PR_M_AUTHREQ);
+	m.u.authreq.challenge.len = 30;
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_WORKER, 0, "challenge length past its NUL");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2466,6 +2538,7 @@ int main(void)
 	test_modlist_fields();
 	test_select_fields();
 	test_worker_fields();
+	test_auth_fields();
 	test_relpath();
 	test_wstat_fields();
 	test_close_idname_fields();

@@ -1,6 +1,7 @@
 /*
  * MD4 (RFC 1320), for rsync's protocol 27-29 checksums and the "md4"
- * checksum choice.  Our own small implementation: OpenSSL keeps MD4 in its
+ * checksum choice (worker), and the "md4" daemon-auth digest (session
+ * monitor).  Our own small implementation: OpenSSL keeps MD4 in its
  * legacy provider, a module that would have to be loaded from disk before
  * the sandbox and costs every session memory even when the client
  * negotiates xxh128.

@@ -1,0 +1,50 @@
+/*
+ * "hosts allow" / "hosts deny" for every module, decided once per session
+ * on the client's address before the worker exists (src/priv/hosts.h has
+ * the rules).  Every name lookup they need happens here: forward lookups of
+ * the configured names, netgroup membership.  After this the session
+ * monitor makes no lookup for access control, so no socket is opened once
+ * a worker (and the client behind it) can influence the monitor; module
+ * selection only reads the answer.
+ *
+ * The cost is that a session resolves the names of every module's lists,
+ * not only the selected one's; each distinct name once, at most
+ * ACCESS_LOOKUPS_MAX of them (further names count as unresolvable: a deny
+ * list refuses, an allow list does not admit).
+ */
+#ifndef PRSYNCD_ACCESS_H
+#define PRSYNCD_ACCESS_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "config.h"
+
+#define ACCESS_LOOKUPS_MAX 128
+
+/* The client as the session holds it when access is decided (fixed then). */
+struct access_client {
+	const struct sockaddr *sa;  /* IPv4, IPv6, or IPv4-mapped IPv6 */
+	socklen_t salen;
+	const char *host;           /* the connect-time name: looked up, "UNKNOWN" or "UNDETERMINED" */
+	const char *rname;          /* the looked-up name ("UNKNOWN" if the lookup failed), or
+				     * NULL when no module wants one */
+};
+
+struct access {
+	size_t n;
+	unsigned char *allowed;     /* per module: 1 admitted */
+	char **shown;               /* per module: the name rsyncd shows for the client */
+};
+
+/* Decide for every module of cfg.  0, or -1 (logged) if memory is short:
+ * the caller then refuses the client. */
+int access_prepare(struct access *a, const struct cfg *cfg, const struct access_client *c);
+
+/* Module i: 1 admitted, 0 refused; *host is the name to show in its log
+ * lines and refusal. */
+int access_allowed(const struct access *a, size_t i, const char **host);
+
+void access_free(struct access *a);
+
+#endif

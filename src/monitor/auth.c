@@ -1,0 +1,307 @@
+/*
+ * Daemon authentication (auth.h).  Every input of auth_check_response()
+ * comes from the client: the line is split once, the rules are walked once
+ * (one group lookup for the user, at most), the secrets file is read once,
+ * and the response is compared in constant time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "log.h"
+#include "md4.h"
+#include "safeopen.h"
+#include "wildmatch.h"
+
+#define AUTH_GROUPS_MAX 64     /* groups of one user considered for @group rules */
+#define SECRET_LINE 1024       /* rsyncd reads the secrets file in lines of this size */
+#define RULE_MAX 1024          /* one "auth users" rule; longer ones never match */
+
+static const struct digest {
+	const char *name, *evp;
+	unsigned len;
+} digests[] = {
+	{ "sha512", "SHA512", 64 }, { "sha256", "SHA256", 32 }, { "sha1", "SHA1", 20 },
+	{ "md5", "MD5", 16 }, { "md4", NULL, 16 },
+};
+#define NDIGESTS (sizeof(digests) / sizeof(digests[0]))
+#define D_MD5 3
+#define D_MD4 4
+
+static EVP_MD *evp[NDIGESTS];
+
+int auth_init(struct auth *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->digest = -1;
+	if (getrandom(a->nonce, sizeof(a->nonce), 0) != (ssize_t)sizeof(a->nonce) ||
+	    !OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL)) {
+		log_msg(PR_LOG_ERR, "daemon auth: cannot initialise: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < NDIGESTS; i++)
+		if (digests[i].evp && evp[i] == NULL)
+			evp[i] = EVP_MD_fetch(NULL, digests[i].evp, NULL);
+	return 0;
+}
+
+/* rsync's base64: no padding. */
+static void b64(const unsigned char *d, size_t len, char *out)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+
+	for (size_t bit = 0; bit < len * 8; bit += 6) {
+		unsigned v = (unsigned)d[bit / 8] << 8 | (bit / 8 + 1 < len ? d[bit / 8 + 1] : 0);
+
+		out[o++] = set[(v >> (10 - bit % 8)) & 63];
+	}
+	out[o] = '\0';
+}
+
+static int in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+static int rank(const char *name)
+{
+	for (size_t i = 0; i < NDIGESTS; i++)
+		if (strcasecmp(name, digests[i].name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, const char *addr,
+	       char *text, size_t textlen)
+{
+	int floor = m->auth_digest ? rank(m->auth_digest) : (int)NDIGESTS;
+
+	a->digest = -1;
+	a->md4_old = a->digests[0] == '\0' && a->protocol < 30;
+	if (a->digests[0] == '\0')
+		a->digest = a->protocol >= 30 ? D_MD5 : D_MD4;
+	for (size_t i = 0; i < NDIGESTS && a->digest < 0; i++)
+		if ((evp[i] || !digests[i].evp) && in_list(a->digests, digests[i].name))
+			a->digest = (int)i;
+	if (a->digest < 0 || (digests[a->digest].evp && !evp[a->digest])) {
+		log_msg(PR_LOG_INFO, "auth failed on module %s from %s (%s): the client offers none of our "
+			"daemon-auth digests", m->name, host, addr);
+		snprintf(text, textlen, "@ERROR: your client does not support one of our daemon-auth checksums: "
+			 "sha512 sha256 sha1 md5 md4");
+		return -1;
+	}
+	if (floor < 0 || a->digest > floor) {
+		if (floor < 0)
+			log_msg(PR_LOG_INFO, "auth failed on module %s from %s (%s): the configured 'auth digest = %s' "
+				"is not a supported digest on this build", m->name, host, addr, m->auth_digest);
+		else
+			log_msg(PR_LOG_INFO, "auth failed on module %s from %s (%s): negotiated auth digest %s is weaker "
+				"than the required 'auth digest = %s'", m->name, host, addr,
+				digests[a->digest].name, m->auth_digest);
+		snprintf(text, textlen, "@ERROR: auth failed on module %s", m->name);
+		return -1;
+	}
+	/* rsyncd's challenge is as long as a digest of the chosen kind */
+	b64(a->nonce, digests[a->digest].len, a->challenge);
+	return 0;
+}
+
+/* Does resp answer the challenge for password pw?  Constant time in the
+ * bytes compared; a digest that cannot be computed never matches. */
+static int answers(const struct auth *a, const char *pw, const char *resp)
+{
+	static const unsigned char seed[4]; /* rsync's old md4 starts with the 4-byte seed 0 */
+	unsigned char d[64];
+	char want[PR_CHALLENGE_MAX + 1];
+	int ok = 1;
+
+	if (a->digest == D_MD4) {
+		struct md4_ctx c;
+
+		md4_init(&c);
+		if (a->md4_old)
+			md4_update(&c, seed, sizeof(seed));
+		md4_update(&c, pw, strlen(pw));
+		md4_update(&c, a->challenge, strlen(a->challenge));
+		md4_final(&c, d);
+		OPENSSL_cleanse(&c, sizeof(c));
+	} else {
+		EVP_MD_CTX *c = EVP_MD_CTX_new();
+
+		ok = c != NULL && EVP_DigestInit_ex(c, evp[a->digest], NULL) && EVP_DigestUpdate(c, pw, strlen(pw)) &&
+		     EVP_DigestUpdate(c, a->challenge, strlen(a->challenge)) && EVP_DigestFinal_ex(c, d, NULL);
+		EVP_MD_CTX_free(c); /* cleanses its state */
+	}
+	b64(d, digests[a->digest].len, want);
+	ok = ok && strlen(resp) == strlen(want) && CRYPTO_memcmp(resp, want, strlen(want)) == 0;
+	OPENSSL_cleanse(d, sizeof(d));
+	OPENSSL_cleanse(want, sizeof(want));
+	return ok;
+}
+
+/* The secrets file's verdict for user (or the @group whose rule matched):
+ * NULL when resp answers one of their passwords, else rsyncd's reason. */
+static const char *check_secret(const struct auth *a, const struct cfg_module *m, const char *user,
+				const char *group, const char *resp)
+{
+	char line[SECRET_LINE], iobuf[4096], why[512];
+	const char *err = "secret not found", *want[2] = { user, group };
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (m->secrets_file == NULL || m->secrets_file[0] == '\0')
+		return "no secrets file";
+	if ((fd = safe_open(m->secrets_file, O_RDONLY | O_NONBLOCK, 0, why, sizeof(why))) < 0) {
+		if (errno != ENOENT)
+			log_msg(PR_LOG_WARNING, "secrets file %s: %s", m->secrets_file, why);
+		return "no secrets file";
+	}
+	if (fstat(fd, &st) < 0) {
+		log_msg(PR_LOG_ERR, "fstat(%s): %s", m->secrets_file, strerror(errno));
+		err = "ignoring secrets file";
+	} else if (m->strict_modes && (st.st_mode & 06) != 0) {
+		log_msg(PR_LOG_INFO, "secrets file must not be other-accessible (see strict modes option)");
+		err = "ignoring secrets file";
+	} else if (m->strict_modes && geteuid() == 0 && st.st_uid != 0) {
+		log_msg(PR_LOG_INFO, "secrets file must be owned by root when running as root (see strict modes)");
+		err = "ignoring secrets file";
+	} else if (user[0] == '#') {
+		err = "invalid username"; /* it would match a comment */
+	}
+	if (strcmp(err, "secret not found") != 0 || (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return err;
+	}
+	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf)); /* a buffer we can wipe */
+	while ((want[0] || want[1]) && fgets(line, sizeof(line), f) != NULL) {
+		char *s = line + strspn(line, "\r\n");
+		int g = s[0] == '@';
+		size_t n;
+
+		s[strcspn(s, "\r\n")] = '\0';
+		s += g;
+		if (want[g] == NULL || strncmp(s, want[g], n = strlen(want[g])) != 0 || s[n] != ':')
+			continue;
+		if (answers(a, s + n + 1, resp)) {
+			err = NULL;
+			break;
+		}
+		err = "password mismatch";
+		want[g] = NULL; /* one line per name, as rsyncd */
+	}
+	fclose(f);
+	OPENSSL_cleanse(line, sizeof(line));
+	OPENSSL_cleanse(iobuf, sizeof(iobuf));
+	return err;
+}
+
+/* The names of user's groups (primary first), for @group rules. */
+static size_t user_groups(const char *user, char names[][256])
+{
+	gid_t gids[AUTH_GROUPS_MAX];
+	int n = AUTH_GROUPS_MAX;
+	struct passwd *pw = getpwnam(user);
+	size_t k = 0;
+
+	if (pw == NULL)
+		return 0;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, gids, &n) < 0)
+		n = AUTH_GROUPS_MAX;
+	for (int i = 0; i < n; i++) {
+		struct group *gr = getgrgid(gids[i]);
+
+		if (gr != NULL && snprintf(names[k], 256, "%s", gr->gr_name) < 256)
+			k++;
+	}
+	return k;
+}
+
+/*
+ * The first "auth users" rule that matches user: 'd' (:deny), 'r' (:ro),
+ * 'w' (:rw) or ' ' (none); 0 if none matches.  A list that starts with a
+ * comma is split on commas only, each rule trimmed (rsync 3.5.0), else on
+ * blanks and commas.  A @group rule names the matched group in group.
+ */
+static int match_rule(const char *rules, const char *user, char *group, size_t grouplen)
+{
+	static char names[AUTH_GROUPS_MAX][256];
+	const char *sep = rules[0] == ',' ? "," : " ,\t";
+	long ngroups = -1;
+
+	for (const char *p = rules + strspn(rules, sep); *p; p += strspn(p, sep)) {
+		const char *s = p;
+		size_t n = strcspn(p, sep);
+		char tok[RULE_MAX], *opt;
+		int kind = ' ';
+
+		p += n;
+		while (sep[1] == '\0' && n > 0 && (*s == ' ' || *s == '\t')) /* comma mode: trimmed */
+			s++, n--;
+		while (sep[1] == '\0' && n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+			n--;
+		if (n == 0 || n >= sizeof(tok))
+			continue;
+		memcpy(tok, s, n);
+		tok[n] = '\0';
+		if ((opt = strchr(tok, ':')) != NULL) {
+			*opt++ = '\0';
+			kind = (opt[0] | 0x20) == 'd' ? 'd' : (opt[0] | 0x20) != 'r' ? ' ' :
+			       (opt[1] | 0x20) == 'o' ? 'r' : (opt[1] | 0x20) == 'w' ? 'w' : ' ';
+		}
+		if (tok[0] != '@' && pr_wildmatch(tok, user, strlen(user), PR_WILD_START))
+			return kind;
+		if (tok[0] == '@' && ngroups < 0)
+			ngroups = (long)user_groups(user, names);
+		for (long i = 0; tok[0] == '@' && i < ngroups; i++) {
+			if (pr_wildmatch(tok + 1, names[i], strlen(names[i]), PR_WILD_START)) {
+				snprintf(group, grouplen, "%s", names[i]);
+				return kind;
+			}
+		}
+	}
+	return 0;
+}
+
+int auth_check_response(const struct auth *a, const struct cfg_module *m, const char *line,
+			const char *host, const char *addr)
+{
+	const char *sp = strchr(line, ' '), *err;
+	char user[PR_TEXT_MAX], group[256] = "", clean[PR_TEXT_MAX * 4 + 1];
+	int kind;
+
+	if (sp == NULL || a->digest < 0) {
+		log_msg(PR_LOG_INFO, "auth failed on module %s from %s (%s): invalid challenge response",
+			m->name, host, addr);
+		return -1;
+	}
+	snprintf(user, sizeof(user), "%.*s", (int)(sp - line), line);
+	kind = match_rule(m->auth_users ? m->auth_users : "", user, group, sizeof(group));
+	if (kind == 0)
+		err = "no matching rule";
+	else if (kind == 'd')
+		err = "denied by rule";
+	else
+		err = check_secret(a, m, user, group[0] ? group : NULL, sp + 1);
+	if (err == NULL)
+		return 0;
+	log_sanitize(clean, sizeof(clean), user);
+	log_msg(PR_LOG_INFO, "auth failed on module %s from %s (%s) for %s: %s", m->name, host, addr, clean, err);
+	return -1;
+}

@@ -1,0 +1,55 @@
+/*
+ * Daemon authentication ("auth users", "secrets file", "strict modes",
+ * "auth digest"), done by the session monitor as rsyncd 3.5.0 does it.
+ *
+ * The worker only relays: it sends the client's protocol and digest list
+ * (PR_W_HELLO), the challenge line the monitor made (PR_M_AUTHREQ), and the
+ * client's "USER RESPONSE" line back (PR_W_AUTH); the monitor answers with
+ * the selection's OK or @ERROR.  The secrets never leave this process: the
+ * file is read at each login (as rsyncd reads it), after the worker was
+ * exec'd into its own address space, into buffers wiped after use, and
+ * nothing derived from a password is sent back.
+ *
+ * Digests, strongest first, the daemon's order of preference: sha512,
+ * sha256, sha1, md5 (OpenSSL), md4 (src/proto/md4.c).  The first of them
+ * the client lists is used; a client that lists none gets md5, or below
+ * protocol 30 rsync's old seeded md4; a list without any of them is refused.
+ */
+#ifndef PRSYNCD_AUTH_H
+#define PRSYNCD_AUTH_H
+
+#include "config.h"
+#include "msg.h"
+
+struct auth {
+	unsigned char nonce[64];       /* random, drawn before the worker exists */
+	int protocol;                  /* from PR_W_HELLO; 0 = not received */
+	char digests[PR_TEXT_MAX];     /* the client's list, "" = none */
+	int digest;                    /* chosen by auth_begin, index of the table */
+	int md4_old;                   /* rsync's seeded md4 of old protocols */
+	char challenge[PR_CHALLENGE_MAX + 1];
+};
+
+/* Before the worker exists: the nonce, and OpenSSL's digests fetched so
+ * that nothing is loaded later.  0, or -1 (logged). */
+int auth_init(struct auth *a);
+
+/*
+ * Module m needs a login: choose the digest, check "auth digest", make the
+ * challenge (a->challenge).  0, or -1 with the client's @ERROR line in text
+ * (the refusal is logged as rsyncd logs it).
+ */
+int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, const char *addr,
+	       char *text, size_t textlen);
+
+/*
+ * The client's response line (untrusted, relayed by the worker): its user
+ * must match an "auth users" rule that is not :deny, and its response
+ * must be the digest of a password of the secrets file for that user (or
+ * for the @group whose rule matched) and the challenge.  0 if it
+ * authenticates, -1 otherwise (logged with rsyncd's reason).
+ */
+int auth_check_response(const struct auth *a, const struct cfg_module *m, const char *line,
+			const char *host, const char *addr);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * "hosts allow" / "hosts deny" as rsyncd 3.5.0 decides them
+ * (rsyncd.conf(5)), as a pure function of the list, the peer and the
+ * answers of the name service, which the caller supplies (the session
+ * monitor asks them before the worker exists; the listener's configuration
+ * check and the fuzz target ask none).
+ *
+ * A list is split on blanks, tabs and commas and lower-cased.  Each token
+ * matches the peer if one of these does:
+ *   @NETGROUP   the peer's name is in the netgroup (and nothing else is tried)
+ *   PATTERN     the peer's name, lower-cased, matches the token as an rsync
+ *               wildcard pattern (an exact name is a pattern without wildcards)
+ *   NAME        with forward lookup on, for a token that is a plain name (not
+ *               all digits and dots, none of the bytes : / * ? [): one of the name's IPv4
+ *               addresses is the peer's (rsyncd asks gethostbyname, so an
+ *               IPv6 peer never matches this way).  A name that does not
+ *               resolve matches in a deny list (rsync 3.5.0 fails closed,
+ *               CVE-2026-70452) and not in an allow list.
+ *   ADDRESS     a numeric IPv4 or IPv6 address, optionally /BITS or /MASK
+ *               (a mask written as an address of the same family): the
+ *               peer's address under the mask; /0 matches every address of
+ *               the family; a scope (fe80::1%eth0) must be the peer's.
+ * Precedence: a match in "hosts allow" admits; otherwise, with an allow list
+ * and no deny list, the peer is refused; otherwise a match in "hosts deny"
+ * refuses; everything else is admitted.
+ */
+#ifndef PRSYNCD_HOSTS_H
+#define PRSYNCD_HOSTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HOSTS_TOKEN_MAX 255 /* longer tokens are refused by the configuration check */
+
+struct hosts_peer {
+	int family;              /* AF_INET or AF_INET6 (mapped IPv4 given as AF_INET) */
+	unsigned char addr[16];  /* network order; 4 bytes for AF_INET */
+	uint32_t scope;          /* AF_INET6 scope id, 0 if none */
+	const char *name;        /* reverse name, "UNKNOWN", or "UNDETERMINED" */
+	int undetermined;        /* name is the "no reverse lookup" placeholder */
+};
+
+/* The name service, asked only for tokens that need it. */
+struct hosts_ns {
+	/* NAME resolves to the peer's IPv4 address: 1; resolves, not the
+	 * peer's: 0; does not resolve: -1. */
+	int (*forward)(void *ctx, const char *name);
+	/* The peer's name is in netgroup GROUP: 1, else 0. */
+	int (*netgroup)(void *ctx, const char *group, const char *host);
+	void *ctx;
+};
+
+/*
+ * rsyncd's decision for the peer: 1 admitted, 0 refused.  allow and deny
+ * may be NULL or "" (unset).  forward: the module's "forward lookup".  When
+ * the peer is admitted or refused through a forward lookup while its name
+ * is undetermined, rsyncd shows the configured name instead: it is copied
+ * to shown (showlen bytes), else shown is set to "".
+ */
+int hosts_allowed(const char *allow, const char *deny, const struct hosts_peer *p, int forward,
+		  const struct hosts_ns *ns, char *shown, size_t showlen);
+
+/* Configuration check of one list: NULL, or why it is refused, with the
+ * offending token copied to bad. */
+const char *hosts_check(const char *list, char *bad, size_t badlen);
+
+#endif
