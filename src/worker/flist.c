@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "filters.h"
+#include "flconv.h"
 #include "flist_int.h"
 #include "fsclient.h"
 #include "mon.h"
@@ -358,6 +359,8 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 		f->dir_role = DIR_NO_CONTENT;
 		return 0;
 	}
+	if (!flconv_check(s, name, mpath, S_ISLNK(st.mode) ? link : NULL))
+		return 0;
 	f = add_entry(sc->fl, name, sc->cur->root, &st, S_ISLNK(st.mode) ? link : NULL);
 	if (S_ISDIR(st.mode)) {
 		f->dir_role = s->opt.recursive ? DIR_CONTENT : DIR_NO_CONTENT;
@@ -628,6 +631,8 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		io_err_general(s);
 		return;
 	}
+	if (!flconv_check(s, name, mpath, S_ISLNK(st.mode) && link[0] ? link : NULL))
+		return;
 	f = add_entry(sc->fl, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL);
 	if (!S_ISDIR(st.mode))
 		return;
