@@ -32,6 +32,10 @@ void gen_put(struct gen *g);
  * the directory workers will use. */
 int startup_checks(const struct cfg *cfg, const char **chroot_dir, char *err, size_t errlen);
 
+/* --check-config (checkcfg.c): every problem of the file and of its
+ * modules' uid, gid, path and charset, on stderr; 0, or 1 if any. */
+int check_config(const char *file);
+
 struct listener_opts {
 	const char *config_path;  /* absolute, parsed again on SIGHUP */
 	const char *address;      /* command line override, else the config's */
