@@ -43,6 +43,7 @@
 #include "cfgparse.h"
 #include "cfgvars.h"
 #include "chmod.h"
+#include "sockopts.h"
 
 #define CFG_VALUE_MAX 1024   /* refuse options, outgoing chmod: the worker's copies */
 
@@ -84,6 +85,7 @@ static const char *check_dont_compress(char *val);
 static const char *check_short(char *val);
 static const char *check_chmod(char *val);
 static const char *check_charset(char *val);
+static const char *check_sockopts(char *val) { return sockopts_check(val); }
 
 #define G(field) offsetof(struct cfg, field)
 #define M(field) offsetof(struct cfg_module, field)
@@ -115,8 +117,7 @@ static const struct param params[] = {
 	{ "max connections per host", S_GLOBAL, .kind = K_INT,
 	  .off = G(max_connections_per_host), .lo = 0, .hi = 1000000 },
 	/* Global in rsyncd, not honoured. */
-	{ "socket options", S_GLOBAL, .kind = K_IGNORED,
-	  .why = "accepted connections keep the system's default socket options" },
+	{ "socket options", S_GLOBAL, .kind = K_OPTSTR, .off = G(socket_options), .check = check_sockopts },
 	{ "daemon chroot", S_GLOBAL, .kind = K_REFUSED,
 	  .why = "module paths would not be taken inside it; prefix every 'path' with it and "
 		 "remove it (prsyncd confines each session to its module anyway)" },

@@ -66,7 +66,7 @@ struct socks {
  * it), or neither (SOCK_BIND).  -1 with err on a broken inheritance. */
 int socks_detect(struct socks *s, char *err, size_t errlen);
 /* SOCK_BIND: bind address:port (NULL: every address). */
-int socks_bind(struct socks *s, const char *address, int port);
+int socks_bind(struct socks *s, const char *address, int port, int backlog); /* "listen backlog" */
 void socks_close_listeners(struct socks *s);
 
 struct socks;

@@ -68,6 +68,7 @@
 	INT(reverse_lookup)    /* default 1 */                                          \
 	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */ \
 	INT(listen_backlog)    /* listen(2) backlog, default 64 */                      \
+	STR(socket_options)    /* set on accepted connections, NULL = none */          \
 	STR(daemon_uid)        /* NULL = unset; else every module reads files as it */  \
 	STR(daemon_gid)        /* likewise */                                           \
 	INT(umask)             /* not a directive: the listener's umask when it read   \

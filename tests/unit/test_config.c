@@ -700,8 +700,8 @@ static void test_warnings(void)
 	static const char *const want[] = {
 		NAME ":1: 'timeout' is not implemented yet and is ignored: a silent client is never "
 		"cut after the handshake; only the client's --timeout applies (issue 10, being implemented)",
-		NAME ":2: 'socket options' is not implemented yet and is ignored: accepted connections "
-		"keep the system's default socket options",
+		NAME ":2: 'proxy protocol hosts' is not implemented yet and is ignored: no PROXY header "
+		"is read (issue 11, being implemented)",
 		NAME ":12: module [b]: per-module 'log file' is not implemented yet and is ignored: "
 		"the global value applies to this module too",
 		NAME ":13: module [b]: per-module 'reverse lookup' is not implemented yet and is "
@@ -709,7 +709,7 @@ static void test_warnings(void)
 	};
 	static const char text[] =
 		"timeout = 600\n"               /* 1 */
-		"socket options = SO_KEEPALIVE\n" /* 2 */
+		"proxy protocol hosts = 10.1.1.1\n" /* 2 */
 		"log file = /var/log/all.log\n" /* 3: implemented, no warning */
 		"[a]\n"                         /* 4 */
 		"path = /a\n"                   /* 5 */
@@ -878,6 +878,138 @@ static void test_load(void)
 	rmdir(dir);
 }
 
+/* &include and &merge, as rsyncd 3.5.0 reads them (t_confdirs.sh compares
+ * the module lists end to end). */
+static void test_includes(void)
+{
+	char dir[] = "/tmp/prsyncd-cfginc.XXXXXX", path[512], text[2048];
+	struct cfg c;
+
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0);
+		return;
+	}
+	snprintf(path, sizeof path, "%s/d", dir);
+	CHECK(mkdir(path, 0755) == 0);
+#define W(name, body) do { snprintf(path, sizeof path, "%s/%s", dir, name); CHECK(write_text(path, body) == 0); } while (0)
+	W("d/10-a.conf", "comment = from-include\nport = 999\n[inc_a]\npath = /a\n");
+	W("d/.hidden.conf", "[hidden]\npath = /h\n");
+	W("d/B.conf", "[inc_B]\npath = /b\n");
+	W("d/m.inc", "comment = merged\n[mrg]\npath = /m\n");
+	W("d/notme.txt", "[never]\npath = /n\n");
+	W("sub.inc", "\tcomment = set-by-merge\n");
+	W("rel.conf", "[rel]\npath = /r\n");
+	snprintf(text, sizeof text,
+		 "comment = parent\n[first]\npath = /1\n&include %s/d\n\tcomment = after-include\n"
+		 "[second]\npath = /2\n[third]\npath = /3\n&merge %s/sub.inc\n[fourth]\npath = /4\n"
+		 "&merge %s/d\n[fifth]\npath = /5\n", dir, dir, dir);
+	EXPECT_OK(text, c);
+	if (c.nmodules == 9) {
+		static const char *const names[] = { "first", "hidden", "inc_a", "inc_B", "second", "third",
+						     "fourth", "mrg", "fifth" };
+		/* &include: its defaults stay in it; the parent goes on in the
+		 * global context ("after-include" is a default, as positional
+		 * defaults make it, for [second] on) */
+		static const char *const comments[] = { "parent", "parent", "from-include", "parent",
+							"after-include", "set-by-merge", "merged", "after-include",
+							"after-include" };
+
+		for (size_t i = 0; i < 9; i++)
+			CHECK_MSG(streq(c.modules[i].name, names[i]) && streq(c.modules[i].comment, comments[i]),
+				  "%zu: [%s] \"%s\"", i, c.modules[i].name, c.modules[i].comment);
+		CHECK(c.port == 999); /* a true global set in an included file stays */
+	} else {
+		CHECK_MSG(0, "%zu modules", c.nmodules);
+	}
+	cfg_free(&c);
+
+	/* A relative name: from the including file's directory. */
+	snprintf(path, sizeof path, "%s/main.conf", dir);
+	CHECK(write_text(path, "&include rel.conf\n") == 0);
+	{
+		char e[CFG_ERR_MAX];
+
+		CHECK(cfg_load(path, &c, e, sizeof e) == 0 && c.nmodules == 1 && streq(c.modules[0].name, "rel"));
+		cfg_free(&c);
+	}
+	/* Errors in an included file cite it; the parse goes on. */
+	W("bad.conf", "[x]\npath = /x\nlist = maybe\n");
+	snprintf(text, sizeof text, "&include %s/bad.conf\n[y]\npath = /y\nbogus = 1\n", dir);
+	{
+		char e[CFG_ERR_MAX], want[600];
+
+		CHECK(parse(text, &c, e) == -1);
+		snprintf(want, sizeof want, "%s/bad.conf:3: module [x]: 'list' must be", dir);
+		CHECK_MSG(strncmp(e, want, strlen(want)) == 0 && strstr(e, "(and 1 more error") != NULL, "%s", e);
+	}
+	/* Loops end at the nesting bound. */
+	snprintf(path, sizeof path, "%s/loop.conf", dir);
+	snprintf(text, sizeof text, "&include %s\n", path);
+	CHECK(write_text(path, text) == 0);
+	{
+		char e[CFG_ERR_MAX];
+
+		CHECK(parse(text, &c, e) == -1);
+		CHECK_MSG(strstr(e, "loop.conf:1: &include") && strstr(e, "nested more than 8 deep"), "%s", e);
+	}
+#undef W
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		CHECK(system(cmd) == 0);
+	}
+}
+
+/* The directives of what the sender sends, %VAR% at load, daemon ids. */
+static void test_sender_directives(void)
+{
+	struct cfg c;
+	char big[1200];
+
+	EXPECT_OK("refuse options = c\nmax verbosity = 3\n[m]\npath=/x\nignore nonreadable = yes\n"
+		  "ignore errors = 1\noutgoing chmod = Dg+s,ug+w,Fo-w,+X\ncharset = ISO-8859-1\n"
+		  "open noatime = yes\nincoming chmod = whatever\ntemp dir = /tmp\n", c);
+	if (c.nmodules == 1) {
+		const struct cfg_module *m = &c.modules[0];
+
+		CHECK(streq(m->refuse_options, "c") && m->max_verbosity == 3 && m->ignore_nonreadable == 1 &&
+		      m->ignore_errors == 1 && streq(m->outgoing_chmod, "Dg+s,ug+w,Fo-w,+X") &&
+		      streq(m->charset, "ISO-8859-1") && m->open_noatime == 1);
+		CHECK(c.nwarnings == 0); /* incoming chmod, temp dir: quiet */
+	}
+	cfg_free(&c);
+	EXPECT_OK("[m]\npath=/x\n", c);
+	CHECK(c.nmodules == 1 && c.modules[0].max_verbosity == 1 && c.modules[0].refuse_options == NULL);
+	cfg_free(&c);
+	EXPECT_ERR("[m]\npath=/x\noutgoing chmod = u+q\n", 3, "is not a valid chmod string");
+	EXPECT_ERR("[m]\npath=/x\ncharset = UTF 8\n", 3, "is not a charset name");
+	EXPECT_ERR("[m]\npath=/x\nmax verbosity = -1\n", 3, "'max verbosity' must be");
+	snprintf(big, sizeof big, "[m]\npath=/x\nrefuse options = %01100d\n", 0);
+	EXPECT_ERR(big, 3, "'refuse options' is too long");
+
+	/* %VAR%: the environment at load; the per-connection names wait. */
+	setenv("PRSYNCD_T_DIR", "/srv/t", 1);
+	setenv("PRSYNCD_T_NO", "no", 1);
+	EXPECT_OK("[m]\npath = %PRSYNCD_T_DIR%/%RSYNC_MODULE_NAME%\nlist = %PRSYNCD_T_NO%\n"
+		  "comment = 50% [%%] [%PRSYNCD_UNSET%]\n", c);
+	CHECK(c.nmodules == 1 && streq(c.modules[0].path, "/srv/t/%RSYNC_MODULE_NAME%") &&
+	      c.modules[0].list == 0 && streq(c.modules[0].comment, "50% [%%] [%PRSYNCD_UNSET%]"));
+	cfg_free(&c);
+	EXPECT_ERR("[m]\npath=/x\nlist = %PRSYNCD_T_UNSET%\n", 3, "'list' must be");
+
+	/* daemon uid/gid: every module reads files as them. */
+	EXPECT_OK("daemon uid = mirror\ndaemon gid = mirror\n[m]\npath=/x\nuid = root\n[n]\npath=/y\n", c);
+	CHECK(c.nmodules == 2 && streq(c.modules[0].uid, "mirror") && streq(c.modules[0].gid, "mirror") &&
+	      streq(c.modules[1].uid, "mirror"));
+	cfg_free(&c);
+	/* listen backlog, socket options */
+	EXPECT_OK("listen backlog = 5\nsocket options = SO_KEEPALIVE, TCP_NODELAY SO_SNDBUF=65536\n", c);
+	CHECK(c.listen_backlog == 5 && streq(c.socket_options, "SO_KEEPALIVE, TCP_NODELAY SO_SNDBUF=65536"));
+	cfg_free(&c);
+	EXPECT_ERR("socket options = SO_KEEPALIVE SO_BOGUS\n", 1, "names a socket option rsyncd does not know");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -897,5 +1029,7 @@ int main(void)
 	test_err_buffer();
 	test_prefixes();
 	test_load();
+	test_includes();
+	test_sender_directives();
 	return unit_done("test_config");
 }
