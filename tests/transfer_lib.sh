@@ -92,6 +92,7 @@ stop_both() {
 normalise() {
 	sed -E \
 		-e "s/:($R_PORT|$P_PORT)\\b/:PORT/g" \
+		-e "s/ port ($R_PORT|$P_PORT)\$/ port PORT/" \
 		-e 's/^[0-9]{4}\/[0-9]{2}\/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} \[[0-9]+\] //' \
 		-e 's/\(([0-9,]+) bytes received so far\)/(N bytes received so far)/' \
 		-e 's/ pid=?[0-9]+/ pid=N/g' \

@@ -17,7 +17,9 @@
  *    g is not ("+s", "o+s": set-uid only; "go+s": set-gid only).
  *    t: the sticky bit, whatever the who.
  *  - = clears the read/write/execute bits of its classes only: set-id
- *    and sticky bits stay unless the clause itself changes them.
+ *    and sticky bits stay unless the clause itself changes them; but = with
+ *    a copied class also clears its classes' special bit (u set-uid, g
+ *    set-gid, o sticky; all three without a who).
  */
 #include <stddef.h>
 #include <string.h>
@@ -139,6 +141,9 @@ static uint32_t one(const struct chmod_rule *r, uint32_t mode, int dir, int had_
 	case '-':
 		return mode & ~(bits | special);
 	default: /* '=' */
+		if (r->copy)
+			classes |= (classes & 0700u ? S_ISUID : 0) | (classes & 0070u ? S_ISGID : 0) |
+				   (classes & 0007u ? S_ISVTX : 0);
 		return (mode & ~classes) | bits | special;
 	}
 }

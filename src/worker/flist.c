@@ -387,8 +387,13 @@ static void scan_all(struct scan *sc)
 		filt_enter_dir(sc->s, sc->cur_path, d.depth);
 		err = fsc_list(sc->cur_path, scan_entry, sc);
 		if (err) {
+			/* A "dir/" argument's own directory is "dir/." to stock. */
+			if (strcmp(d.name, ".") == 0)
+				snprintf(show, sizeof(show), "/%s%s.", sc->cur_path, sc->cur_path[0] ? "/" : "");
+			else
+				shown(sc->cur_path, show, sizeof(show));
 			io_msg(&sc->s->io, MSG_ERROR_XFER, "rsync: [sender] opendir \"%s\" (in %s) failed: %s (%d)",
-			       shown(sc->cur_path, show, sizeof(show)), sc->s->hs.module, strerror(err), err);
+			       show, sc->s->hs.module, strerror(err), err);
 			io_err_general(sc->s);
 		}
 		free(d.name);
@@ -623,7 +628,9 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	}
 	if (implied)
 		add_implied(s, sc, root, kept);
-	if (S_ISDIR(st.mode) && dotdir && (err = fsc_list(mpath, probe_entry, NULL)) != 0) {
+	/* (EPERM: the module's "open noatime" on a directory its uid does
+	 * not own; stock's chdir works, its opendir fails, as ours will.) */
+	if (S_ISDIR(st.mode) && dotdir && (err = fsc_list(mpath, probe_entry, NULL)) != 0 && err != EPERM) {
 		/* Stock changes into a "dir/" argument first; when it cannot,
 		 * the argument is skipped as a whole. */
 		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",

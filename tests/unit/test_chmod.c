@@ -74,6 +74,14 @@ static void test_valid(void)
 	apply_case("o-u", F(0755), F(0750));
 	apply_case("a+u", F(0644), F(0666));
 	apply_case("ug=o", F(0755), F(0555));
+	/* = with a copied class clears that class's special bit */
+	apply_case("u=g", F(07777), F(03777));
+	apply_case("o=u", F(01777), F(0777));
+	apply_case("=u", F(07777), F(0755));
+	apply_case("ug=o", F(07777), F(01777));
+	apply_case("g=u", F(02755), F(0775));
+	apply_case("u+g", F(02755), F(02755));
+	apply_case("g-u", F(04755), F(04705));
 	apply_case("u+rr", F(0), F(0400));
 	/* symbolic links never change */
 	apply_case("a=", S_IFLNK | 0777, S_IFLNK | 0777);
