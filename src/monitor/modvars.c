@@ -44,6 +44,13 @@ static int expand(struct modvars *v, char **field, struct conn_vars *c)
 	return 0;
 }
 
+static int climbs(const char *path)
+{
+	size_t n = strlen(path);
+
+	return strstr(path, "/../") != NULL || (n >= 3 && strcmp(path + n - 3, "/..") == 0);
+}
+
 int modvars_expand(struct modvars *v, const struct cfg_module *in, const char *host, const char *addr)
 {
 	struct conn_vars c = { in->name, NULL, addr, host };
@@ -62,6 +69,12 @@ int modvars_expand(struct modvars *v, const struct cfg_module *in, const char *h
 			return -1;
 		}
 		c.path = m->path;
+	}
+	/* The client's name comes from its own DNS: a path built from it
+	 * must not climb out of where the administrator put it. */
+	if (m->path != in->path && climbs(m->path)) {
+		log_msg(PR_LOG_ERR, "module %s: path %s has a '..' once expanded: refused", in->name, m->path);
+		return -1;
 	}
 	return 0;
 }
