@@ -46,13 +46,15 @@ PROTO_FILT  := src/proto/filter.c src/proto/wildmatch.c
 PROTO_WIRE  := src/proto/wire.c
 # MD4 for the worker's old-protocol checksums and the monitor's daemon auth.
 PROTO_HASH  := src/proto/md4.c
-PROTO_SRC   := $(PROTO_MSG) $(PROTO_FILT) $(PROTO_WIRE) $(PROTO_HASH)
+# "outgoing chmod": checked by the listener, applied by the worker.
+PROTO_CHMOD := src/proto/chmod.c
+PROTO_SRC   := $(PROTO_MSG) $(PROTO_FILT) $(PROTO_WIRE) $(PROTO_HASH) $(PROTO_CHMOD)
 PRIV_SRC    := $(wildcard src/priv/*.c)
 LISTENER_SRC := $(wildcard src/listener/*.c)
 MONITOR_SRC := $(wildcard src/monitor/*.c)
 WORKER_SRC  := $(wildcard src/worker/*.c)
 # The listener validates module filter rules at load time (src/priv/modfilter.c).
-LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT)
+LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT) $(PROTO_CHMOD)
 # Sessions get the configuration as a sealed snapshot (src/priv/cfgsnap.c):
 # the parser (src/listener/config.c) is the listener's alone.
 MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(PROTO_FILT) $(PROTO_HASH) \

@@ -92,6 +92,7 @@ stop_both() {
 normalise() {
 	sed -E \
 		-e "s/:($R_PORT|$P_PORT)\\b/:PORT/g" \
+		-e "s/ port ($R_PORT|$P_PORT)\$/ port PORT/" \
 		-e 's/^[0-9]{4}\/[0-9]{2}\/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} \[[0-9]+\] //' \
 		-e 's/\(([0-9,]+) bytes received so far\)/(N bytes received so far)/' \
 		-e 's/ pid=?[0-9]+/ pid=N/g' \
@@ -99,12 +100,15 @@ normalise() {
 		-e 's/^(total size is [0-9,]+) +speedup is .*/\1/' \
 		-e '/^(Total bytes sent|Total bytes received|File list size|File list generation time|File list transfer time|Literal data|Matched data):/d' \
 		-e '/^rsync: \[(Receiver|generator|receiver)\] read error: Connection reset by peer/d' \
+		-e 's/^(rsync error: .* \(code [0-9]+\)) at [^ ]+ \[sender=[^]]*\]$/\1 [sender]/' \
 		-e '/^$/d' \
 		"$1" | LC_ALL=C sort
 }
 # (The stock daemon closes with unread data in the socket at the end of
 # some failing runs and the client then reports "read error: Connection
-# reset by peer"; whether that happens is not part of the protocol.)
+# reset by peer"; whether that happens is not part of the protocol.  A
+# sender's own "rsync error: ... at FILE(LINE) [sender=VERSION]" names its
+# source and version, which differ by design.)
 
 stat_field() { # stat_field FILE "Matched data": the number, or "-"
 	local v

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fds.h"
+#include "sockopts.h"
 #include "listener.h"
 #include "log.h"
 #include "reap.h"
@@ -195,6 +196,7 @@ static void accept_on(struct lsn *l, int lfd)
 				return;
 			continue;
 		}
+		sockopts_apply(c, l->cur->cfg.socket_options);
 		start_session(l, c, (struct sockaddr *)&ss, len);
 		close(c);
 	}
@@ -442,7 +444,8 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 	}
 	raise_nofile();
 	if (sk->mode == SOCK_BIND &&
-	    socks_bind(sk, o->address ? o->address : g->cfg.address, o->port ? o->port : g->cfg.port) < 0)
+	    socks_bind(sk, o->address ? o->address : g->cfg.address, o->port ? o->port : g->cfg.port,
+		       g->cfg.listen_backlog) < 0)
 		return 1;
 	if (sk->mode == SOCK_BIND && !o->no_detach) {
 		if (detach() < 0) {

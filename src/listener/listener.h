@@ -32,6 +32,10 @@ void gen_put(struct gen *g);
  * the directory workers will use. */
 int startup_checks(const struct cfg *cfg, const char **chroot_dir, char *err, size_t errlen);
 
+/* --check-config (checkcfg.c): every problem of the file and of its
+ * modules' uid, gid, path and charset, on stderr; 0, or 1 if any. */
+int check_config(const char *file);
+
 struct listener_opts {
 	const char *config_path;  /* absolute, parsed again on SIGHUP */
 	const char *address;      /* command line override, else the config's */
@@ -62,7 +66,7 @@ struct socks {
  * it), or neither (SOCK_BIND).  -1 with err on a broken inheritance. */
 int socks_detect(struct socks *s, char *err, size_t errlen);
 /* SOCK_BIND: bind address:port (NULL: every address). */
-int socks_bind(struct socks *s, const char *address, int port);
+int socks_bind(struct socks *s, const char *address, int port, int backlog); /* "listen backlog" */
 void socks_close_listeners(struct socks *s);
 
 struct socks;

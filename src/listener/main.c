@@ -163,15 +163,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	o.config_path = cfgpath;
+	if (check)
+		return check_config(cfgpath);
 	if ((g = gen_load(cfgpath, 1, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "prsyncd: %s\n", err);
 		return 1;
-	}
-	if (check) {
-		printf("%s: configuration OK (%zu module%s)\n", cfgpath, g->cfg.nmodules,
-		       g->cfg.nmodules == 1 ? "" : "s");
-		gen_put(g);
-		return 0;
 	}
 	o.pid_file = o.pid_file ? o.pid_file : g->cfg.pid_file;
 	log_file = log_file ? log_file : g->cfg.log_file;

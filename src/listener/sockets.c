@@ -119,7 +119,7 @@ int socks_detect(struct socks *s, char *err, size_t errlen)
 	return 0;
 }
 
-int socks_bind(struct socks *s, const char *address, int port)
+int socks_bind(struct socks *s, const char *address, int port, int backlog)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
 	struct addrinfo *res, *ai;
@@ -142,7 +142,7 @@ int socks_bind(struct socks *s, const char *address, int port)
 		/* Separate IPv4 and IPv6 sockets, so both can bind the port. */
 		if (ai->ai_family == AF_INET6)
 			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, BACKLOG) < 0) {
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, backlog > 0 ? backlog : BACKLOG) < 0) {
 			log_msg(PR_LOG_ERR, "bind/listen on port %d (%s): %s", port,
 				ai->ai_family == AF_INET6 ? "IPv6" : "IPv4", strerror(errno));
 			close(fd);

@@ -119,12 +119,14 @@ static int load_filters(struct fsreq *f, const struct cfg_module *mod)
 	return 0;
 }
 
-int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod)
+int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod, char *errtext,
+	       size_t errlen)
 {
 	const char *user = mod->uid ? mod->uid : "nobody";
 	const char *group = mod->gid ? mod->gid : "nobody";
 	char why[512];
 
+	snprintf(errtext, errlen, "@ERROR: chdir failed");
 	if (load_filters(f, mod) < 0)
 		return -1;
 
@@ -132,12 +134,20 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	f->module = mod->name;
 	f->root = -1;
 	f->numeric_ids = mod->numeric_ids >= 0 ? mod->numeric_ids != 0 : mod->use_chroot != 0;
-	if (lookup_id(user, 'u', &f->uid) < 0 || lookup_id(group, mod->gid ? 'g' : 'p', &f->gid) < 0)
-		log_msg(PR_LOG_ERR, "module %s: unknown uid '%s' or gid '%s'", mod->name, user, group);
-	else if ((f->root = safe_open(mod->path, O_PATH | O_DIRECTORY, 0, why, sizeof(why))) < 0)
+	f->ignore_nonreadable = mod->ignore_nonreadable;
+	f->noatime = mod->open_noatime;
+	/* rsyncd's texts, its log line ("Invalid uid NAME") with the module. */
+	if (lookup_id(user, 'u', &f->uid) < 0) {
+		log_msg(PR_LOG_ERR, "module %s: Invalid uid %s", mod->name, user);
+		snprintf(errtext, errlen, "@ERROR: invalid uid %s", user);
+	} else if (lookup_id(group, mod->gid ? 'g' : 'p', &f->gid) < 0) {
+		log_msg(PR_LOG_ERR, "module %s: Invalid gid %s", mod->name, group);
+		snprintf(errtext, errlen, "@ERROR: invalid gid %s", group);
+	} else if ((f->root = safe_open(mod->path, O_PATH | O_DIRECTORY, 0, why, sizeof(why))) < 0) {
 		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, why);
-	else if (!f->numeric_ids)
+	} else if (!f->numeric_ids) {
 		load_ids(f); /* numeric ids: nothing to disclose, and no NSS enumeration */
+	}
 	return f->root < 0 ? -1 : 0;
 }
 
@@ -223,6 +233,11 @@ static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, 
 		ps = to_pr_stat(&st);
 	if (entry_hidden(f, r, name, len, err ? MF_BOTH : S_ISDIR(st.st_mode) ? MF_DIR : MF_OTHER))
 		return 0; /* hidden: as if absent */
+	/* "ignore nonreadable": as rsyncd, what the module's uid cannot read
+	 * (symlinks aside) is left out of listings, the kernel judging. */
+	if (f->ignore_nonreadable && err == 0 && !S_ISLNK(st.st_mode) &&
+	    syscall(SYS_faccessat, r->fd, name, R_OK) != 0)
+		return 0;
 	if (err == 0 && S_ISLNK(st.st_mode))
 		ls = read_link(r->fd, name, target, &tlen);
 	if (pr_list_add(&out->u.list, &ps, err, name, len, ls, target, tlen) == 0)
@@ -235,7 +250,8 @@ static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, 
 
 int fs_list(struct fsreq *f, const struct pr_msg *m)
 {
-	static const struct res_how how = { .oflags = O_RDONLY | O_DIRECTORY, .need = S_IFDIR, .serves = MF_DIR };
+	const struct res_how how = { .oflags = O_RDONLY | O_DIRECTORY | (f->noatime ? O_NOATIME : 0),
+				     .need = S_IFDIR, .serves = MF_DIR };
 	_Alignas(struct dirent64) char buf[32768];
 	struct pr_msg out;
 	struct res r;
@@ -297,8 +313,8 @@ int fs_stat(struct fsreq *f, const struct pr_msg *m)
 
 int fs_open(struct fsreq *f, const struct pr_msg *m)
 {
-	static const struct res_how how = { .oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY, .need = S_IFREG,
-					    .serves = MF_OTHER };
+	const struct res_how how = { .oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (f->noatime ? O_NOATIME : 0),
+				     .need = S_IFREG, .serves = MF_OTHER };
 	struct pr_msg out;
 	struct res r = { .fd = -1 };
 	size_t slot = 0;

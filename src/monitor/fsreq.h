@@ -30,6 +30,8 @@ struct fsreq {
 	uint32_t handles[FS_MAX_HANDLES]; /* outstanding OPEN handles; 0 = free */
 	uint32_t last_handle;
 	int numeric_ids;                  /* the module maps no names (rsyncd: chrooted modules) */
+	int ignore_nonreadable;           /* LIST leaves out what the module uid cannot read */
+	int noatime;                      /* "open noatime": O_NOATIME on LIST and OPEN, as rsyncd */
 	struct fs_ids users, groups;      /* empty when numeric_ids */
 	struct modfilter hide;            /* the module's filters */
 	struct mf_walk byname;            /* ... judged on a request's own path */
@@ -41,8 +43,11 @@ struct fsreq {
  * "nobody" and its primary group), open the root, read the id tables
  * (unless the module uses numeric ids: then IDNAME knows no name), compile
  * the module's filters.
- * Returns 0, or -1 after logging why. */
-int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod);
+ * Returns 0, or -1 after logging why, with the client's line in errtext
+ * (rsyncd's: "@ERROR: invalid uid NAME", "@ERROR: invalid gid NAME",
+ * "@ERROR: chdir failed"). */
+int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod, char *errtext,
+	       size_t errlen);
 
 /* One handler per request; -1 ends the session (after logging). */
 int fs_list(struct fsreq *f, const struct pr_msg *m);

@@ -42,6 +42,7 @@
 #include "ipc.h"
 #include "lchan.h"
 #include "log.h"
+#include "modvars.h"
 #include "policies.h"
 #include "safeopen.h"
 #include "session.h"
@@ -69,6 +70,7 @@ struct session {
 	int confined;      /* chroot and uid drop begun: leave with _exit only */
 	int exit_code;
 	const struct cfg_module *module;
+	struct modvars sel; /* the selected module, its per-connection %VAR% expanded */
 	struct fsreq fs;
 	struct sockaddr_storage peer; /* the client, IPv4-mapped addresses unmapped */
 	socklen_t peerlen;            /* 0: not an IP peer */
@@ -78,6 +80,7 @@ struct session {
 	struct access acc;            /* hosts allow/deny, decided before the worker exists */
 	const char *mhost;            /* the name shown for the selected module */
 	struct auth auth;
+	char user[PR_NAME_MAX];       /* the user a login accepted, "" = none */
 };
 
 typedef int (*handler_fn)(struct session *s, const struct pr_msg *m);
@@ -231,6 +234,31 @@ static int confine(struct session *s)
 
 static int claim_slot(struct session *s, const struct cfg_module *mod, char *text, size_t textlen);
 
+/* What the worker needs of the module to send as rsyncd would. */
+static int select_ok(struct session *s, const struct cfg_module *mod, struct pr_msg *out)
+{
+	struct pr_m_select *b = &out->u.select;
+
+	b->status = PR_SELECT_OK;
+	b->read_only = 1;
+	/* rsyncd sends no user/group names from chroot modules by default */
+	b->numeric_ids = (uint32_t)s->fs.numeric_ids;
+	b->write_only = mod->write_only != 0;
+	b->ignore_errors = mod->ignore_errors != 0;
+	b->max_verbosity = (uint32_t)mod->max_verbosity;
+	b->chmod_umask = (uint32_t)s->cfg.umask & 0777u;
+	if (pr_str_set_name(&b->module, mod->name) < 0 ||
+	    (mod->dont_compress &&
+	     pr_str_set_text(&b->dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0) ||
+	    (mod->refuse_options && pr_str_set_text(&b->refuse, mod->refuse_options) < 0) ||
+	    (mod->outgoing_chmod && pr_str_set_text(&b->outgoing_chmod, mod->outgoing_chmod) < 0) ||
+	    (mod->charset && pr_str_set_name(&b->charset, mod->charset) < 0)) {
+		log_msg(PR_LOG_ERR, "module %s: a setting is too long for the worker once expanded", mod->name);
+		return -1;
+	}
+	return 0;
+}
+
 /* Refuse a selection with the client's @ERROR line. */
 static int select_error(struct session *s, const char *text)
 {
@@ -303,8 +331,12 @@ static int h_auth(struct session *s, const struct pr_msg *m)
 	char text[PR_TEXT_MAX];
 
 	s->state = ST_LISTED;
-	if (auth_check_response(&s->auth, s->module, m->u.auth.line.s, s->mhost, s->addr) == 0)
+	if (auth_check_response(&s->auth, s->module, m->u.auth.line.s, s->mhost, s->addr) == 0) {
+		/* the response line is "USER DIGEST"; the check parsed it alike */
+		snprintf(s->user, sizeof(s->user), "%.*s", (int)strcspn(m->u.auth.line.s, " "),
+			 m->u.auth.line.s);
 		return finish_select(s, s->module);
+	}
 	snprintf(text, sizeof(text), "@ERROR: auth failed on module %s", s->module->name);
 	return select_error(s, text);
 }
@@ -313,22 +345,19 @@ static int h_auth(struct session *s, const struct pr_msg *m)
 static int finish_select(struct session *s, const struct cfg_module *mod)
 {
 	struct pr_msg out;
+	char text[PR_TEXT_MAX];
 
-	if (fs_prepare(&s->fs, &s->ipc, mod) < 0)
-		return select_error(s, "@ERROR: chdir failed");
+	snprintf(text, sizeof(text), "@ERROR: chdir failed");
+	if (modvars_expand(&s->sel, mod, s->mhost, s->addr, s->user) < 0 ||
+	    fs_prepare(&s->fs, &s->ipc, &s->sel.m, text, sizeof(text)) < 0)
+		return select_error(s, text);
+	mod = &s->sel.m;
 	if (confine(s) < 0)
 		return -1;
 	s->module = mod;
 	s->state = ST_MODULE;
 	pr_msg_init(&out, PR_M_SELECT);
-	out.u.select.status = PR_SELECT_OK;
-	out.u.select.read_only = 1;
-	/* rsyncd sends no user/group names from chroot modules by default */
-	out.u.select.numeric_ids = (uint32_t)s->fs.numeric_ids;
-	if (pr_str_set_name(&out.u.select.module, mod->name) < 0)
-		return -1;
-	if (mod->dont_compress &&
-	    pr_str_set_text(&out.u.select.dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0)
+	if (select_ok(s, mod, &out) < 0)
 		return -1;
 	return send_msg(s, &out, -1);
 }
@@ -572,6 +601,31 @@ static void serve(struct session *s, int deadline_secs)
 	}
 }
 
+/* Every distinct module charset, for the worker to open before its
+ * sandbox (a charset with a session %VAR% cannot be known before). */
+static int charset_list(const struct session *s, struct pr_str_text *out)
+{
+	char list[PR_TEXT_MAX] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < s->cfg.nmodules; i++) {
+		const char *cs = s->cfg.modules[i].charset;
+		size_t n = cs ? strlen(cs) : 0;
+		int dup = 0;
+
+		for (size_t j = 0; j < i && n && !dup; j++)
+			dup = s->cfg.modules[j].charset && strcmp(s->cfg.modules[j].charset, cs) == 0;
+		if (n == 0 || dup || strchr(cs, '%') != NULL)
+			continue;
+		if (used + n + 2 > sizeof(list)) {
+			log_msg(PR_LOG_WARNING, "more module charsets than the worker can open: %s left out", cs);
+			continue;
+		}
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? " " : "", cs);
+	}
+	return pr_str_set_text(out, list);
+}
+
 static int prepare_init(struct session *s, struct pr_msg *m, int has_motd)
 {
 	struct pr_m_init *b = &m->u.init;
@@ -581,7 +635,7 @@ static int prepare_init(struct session *s, struct pr_msg *m, int has_motd)
 	b->has_motd = has_motd ? 1 : 0;
 	b->max_protocol = 32;
 	pr_str_set_text_trunc(&b->client_addr, s->addr);
-	if (pr_str_set_path(&b->chroot_dir, s->cfg.worker_chroot) < 0)
+	if (pr_str_set_path(&b->chroot_dir, s->cfg.worker_chroot) < 0 || charset_list(s, &b->charsets) < 0)
 		return -1;
 	if (geteuid() == 0) {
 		struct passwd *pw = getpwnam(s->cfg.worker_user);

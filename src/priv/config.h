@@ -31,8 +31,9 @@
 	STR(path)          /* required: absolute path of the module root */            \
 	STR(comment)       /* "" when unset */                                          \
 	INT(list)          /* default 1 */                                              \
-	INT(read_only)     /* default 1; 0 is refused until uploads exist */            \
-	INT(write_only)    /* default 0; 1 is refused (nothing to serve) */             \
+	INT(read_only)     /* default 1; 0 is accepted with a warning: pushes are      \
+			    * still refused as read-only */                            \
+	INT(write_only)    /* default 0; 1: downloads refused as rsyncd refuses them */ \
 	STR(uid)           /* name or number the files are read as; NULL = default */   \
 	STR(gid)           /* likewise; NULL = default */                               \
 	INT(use_chroot)    /* accepted, recorded; confinement is always on */           \
@@ -50,6 +51,16 @@
 	STR(secrets_file)  /* read by the monitor at each login; NULL = none */         \
 	STR(auth_digest)   /* weakest digest accepted; NULL = any */                    \
 	INT(strict_modes)  /* default 1 */                                              \
+	STR(refuse_options) /* as written, NULL = none; judged by the worker */        \
+	INT(max_verbosity) /* default 1: the client's -v count is cut to it */         \
+	INT(ignore_nonreadable) /* default 0; the monitor leaves unreadable entries   \
+				 * out of listings */                                   \
+	INT(ignore_errors) /* default 0; the sender reports no I/O error */           \
+	STR(outgoing_chmod) /* chmod(1)-style rules for the modes sent, NULL = none */ \
+	STR(charset)       /* the module's file-name charset, NULL = none (--iconv    \
+			    * refused) */                                              \
+	INT(open_noatime)  /* default 0; 1: files are opened with O_NOATIME */       \
+	INT(fake_super)    /* default 0; 1 is refused unless the module is write only */\
 	INT(line)          /* line of the section header, for messages */
 
 #define CFG_GLOBAL_FIELDS(STR, INT, STRV)                                              \
@@ -63,7 +74,14 @@
 	INT(handshake_timeout) /* seconds, default 30, range 1..3600 */                 \
 	STR(syslog_facility)   /* default "daemon" */                                   \
 	INT(reverse_lookup)    /* the global section's value (module field's default) */ \
-	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */
+	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */ \
+	INT(listen_backlog)    /* listen(2) backlog, default 64 */                      \
+	STR(socket_options)    /* set on accepted connections, NULL = none */          \
+	STR(daemon_uid)        /* NULL = unset; else every module reads files as it */  \
+	STR(daemon_gid)        /* likewise */                                           \
+	INT(umask)             /* not a directive: the listener's umask when it read   \
+				* the file ("outgoing chmod" rules without a who    \
+				* honour it, as in rsyncd) */
 
 #define CFG_DECL_STR(f) char *f;
 #define CFG_DECL_INT(f) int f;
@@ -89,15 +107,31 @@ struct cfg {
 /*
  * Parse a file.  On success returns 0 and fills *out (to be freed with
  * cfg_free).  On failure returns -1 and writes "FILE:LINE: reason" into err
- * (errlen bytes).  Failure covers syntax errors, unknown directives, values
- * out of range, and directives that would weaken security (read only = no,
- * write only = yes, any *exec hook, a module without path).
+ * (errlen bytes): the first error, with a count of the others.  Failure
+ * covers syntax errors, unknown directives, values out of range, and
+ * directives that would be unsafe to ignore (any *exec hook, daemon
+ * chroot, fake super on a readable module, a module without path).
  */
 int cfg_load(const char *file, struct cfg *out, char *err, size_t errlen);
 
 /* Same, from a buffer; `name` is used in messages. */
 int cfg_parse(const char *name, const char *text, size_t len, struct cfg *out,
 	      char *err, size_t errlen);
+
+/* Every error of a file, "FILE:LINE: reason" each (--check-config). */
+struct cfg_errors {
+	size_t n;
+	char **v;
+};
+
+/*
+ * As cfg_load, but the parse goes on after an error: every error is
+ * collected in *errors, and *out holds what could be parsed either way
+ * (the caller frees both: cfg_free, cfg_errors_free).  Returns 0, or -1
+ * if there were errors.
+ */
+int cfg_load_all(const char *file, struct cfg *out, struct cfg_errors *errors);
+void cfg_errors_free(struct cfg_errors *e);
 
 void cfg_free(struct cfg *c);
 

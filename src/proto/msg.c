@@ -55,7 +55,21 @@ static enum pr_msg_err v_init(const struct pr_msg *m, int have_fd)
 		return PR_MSG_EBADFIELD;
 	if (b->chroot_dir.s[0] != '/' || strstr(b->chroot_dir.s, "/..") != NULL)
 		return PR_MSG_EBADFIELD;
+	if (!STR_OK(b->charsets))
+		return PR_MSG_EBADSTR;
+	for (const char *c = b->charsets.s; *c; c++)
+		if (*c < ' ' || *c > '~' || (*c == ' ' && (c == b->charsets.s || c[1] == ' ' || c[1] == '\0')))
+			return PR_MSG_EBADFIELD;
 	return PR_MSG_OK;
+}
+
+/* A charset name: printable ASCII, no blank ("" = none). */
+static int charset_ok(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return 0;
+	return 1;
 }
 
 static enum pr_msg_err v_modlist(const struct pr_msg *m, int have_fd)
@@ -80,9 +94,12 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 	const struct pr_m_select *b = &m->u.select;
 
 	(void)have_fd;
-	if (!STR_OK(b->module) || !STR_OK(b->error) || !STR_OK(b->dont_compress))
+	if (!STR_OK(b->module) || !STR_OK(b->error) || !STR_OK(b->dont_compress) || !STR_OK(b->refuse) ||
+	    !STR_OK(b->outgoing_chmod) || !STR_OK(b->charset))
 		return PR_MSG_EBADSTR;
-	if (!bool_ok(b->read_only) || !bool_ok(b->numeric_ids))
+	if (!bool_ok(b->read_only) || !bool_ok(b->numeric_ids) || !bool_ok(b->write_only) ||
+	    !bool_ok(b->ignore_errors) || b->max_verbosity > PR_VERBOSITY_MAX || b->chmod_umask > 0777 ||
+	    !charset_ok(b->charset.s))
 		return PR_MSG_EBADFIELD;
 	switch (b->status) {
 	case PR_SELECT_OK:
@@ -92,7 +109,9 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 	case PR_SELECT_ERROR:
 		if (b->error.len == 0 || strncmp(b->error.s, "@ERROR: ", 8) != 0 ||
 		    strchr(b->error.s, '\n') != NULL || b->module.len != 0 || b->read_only != 0 ||
-		    b->numeric_ids != 0 || b->dont_compress.len != 0)
+		    b->numeric_ids != 0 || b->dont_compress.len != 0 || b->write_only != 0 ||
+		    b->ignore_errors != 0 || b->max_verbosity != 0 || b->chmod_umask != 0 || b->refuse.len != 0 ||
+		    b->outgoing_chmod.len != 0 || b->charset.len != 0)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	default:

@@ -137,6 +137,10 @@ struct pr_m_init {
 	uint32_t max_protocol;   /* highest protocol to offer, 27..32 */
 	struct pr_str_path chroot_dir; /* absolute, no ".." component */
 	struct pr_str_text client_addr; /* numeric address, for the worker's own messages */
+	/* Every distinct "charset" of the configuration, separated by single
+	 * spaces ("" = none): the worker opens their converters before its
+	 * sandbox, which leaves it no file to load them from. */
+	struct pr_str_text charsets;
 };
 
 struct pr_m_modlist {
@@ -159,7 +163,17 @@ struct pr_m_select {
 	/* OK only: the module's "dont compress" patterns; "" = unset (the
 	 * default list), " " = set but empty (nothing is exempt) */
 	struct pr_str_text dont_compress;
+	/* OK only (all zero/empty otherwise): what the sender does per module. */
+	uint32_t write_only;      /* 0/1: downloads are refused, as rsyncd's "write only" */
+	uint32_t ignore_errors;   /* 0/1: "ignore errors" */
+	uint32_t max_verbosity;   /* 0..PR_VERBOSITY_MAX: "max verbosity" */
+	uint32_t chmod_umask;     /* 0..0777: the umask "outgoing chmod" rules without a who honour */
+	struct pr_str_text refuse;         /* "refuse options", "" = none */
+	struct pr_str_text outgoing_chmod; /* "outgoing chmod", "" = none */
+	struct pr_str_name charset;        /* "charset", "" = none; printable, no blank */
 };
+
+#define PR_VERBOSITY_MAX 1000u
 
 enum pr_log_level {
 	PR_LOG_ERR = 1,

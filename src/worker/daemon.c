@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "charset.h"
 #include "daemon.h"
 #include "mon.h"
 
@@ -199,6 +200,22 @@ static void select_module(struct conn *c, const char *name, struct handshake *hs
 	hs->read_only = (int)m.u.select.read_only;
 	hs->numeric_ids = (int)m.u.select.numeric_ids;
 	snprintf(hs->dont_compress, sizeof(hs->dont_compress), "%s", m.u.select.dont_compress.s);
+	hs->write_only = (int)m.u.select.write_only;
+	hs->ignore_errors = (int)m.u.select.ignore_errors;
+	hs->max_verbosity = (int)m.u.select.max_verbosity;
+	hs->chmod_umask = m.u.select.chmod_umask;
+	snprintf(hs->refuse, sizeof(hs->refuse), "%s", m.u.select.refuse.s);
+	snprintf(hs->outgoing_chmod, sizeof(hs->outgoing_chmod), "%s", m.u.select.outgoing_chmod.s);
+	snprintf(hs->charset, sizeof(hs->charset), "%s", m.u.select.charset.s);
+	/* rsyncd opens the module's converters for every client, and fails
+	 * the connection when it cannot; so do we, saying why. */
+	if (hs->charset[0] && charset_select(hs->charset) < 0) {
+		mon_log(PR_LOG_ERR, "module %s: charset %s: iconv cannot convert it to or from UTF-8",
+			hs->module, hs->charset);
+		snprintf(msg, sizeof(msg), "@ERROR: module %s: charset %.200s is not supported by this server",
+			 hs->module, hs->charset);
+		hs_error(c, RERR_STARTCLIENT, msg);
+	}
 }
 
 #ifdef PRSYNCD_TEST_HOOKS

@@ -15,6 +15,12 @@ struct handshake {
 	int numeric_ids;         /* the module maps no names (rsyncd: chrooted modules) */
 	char dont_compress[1024];/* the module's "dont compress" patterns, "" = default list, " " = none */
 	char auth_user[PR_NAME_MAX]; /* the user a login was accepted for, "" = anonymous */
+	/* what the module says about sending (PR_M_SELECT) */
+	int write_only, ignore_errors, max_verbosity;
+	unsigned chmod_umask;
+	char refuse[1024];       /* "refuse options", "" = none */
+	char outgoing_chmod[1024];
+	char charset[256];       /* "" = none; its converters are selected (charset.h) */
 };
 
 /*

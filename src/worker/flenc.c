@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "flconv.h"
 #include "flist_int.h"
 #include "fsclient.h"
 #include "mon.h"
@@ -124,9 +125,11 @@ void flenc_entry(struct sess *s, const struct flist *fl, size_t idx, struct flen
 	const struct options *o = &s->opt;
 	struct io *io = &s->io;
 	int proto = s->protocol;
-	uint32_t mode = f->st.mode;
+	uint32_t mode = s->chmod ? chmod_apply(s->chmod, f->st.mode) : f->st.mode;
 	uint32_t flags = 0;
-	size_t l1 = 0, l2, nlen = strlen(f->name);
+	char wbuf[PR_RELPATH_MAX];
+	const char *wname;
+	size_t l1 = 0, l2, nlen = flconv_wire(s, f->name, wbuf, sizeof(wbuf), &wname);
 	int send_rdev = (o->devices && is_device(mode)) ||
 			(o->specials && is_special(mode) && proto < 31);
 	uint64_t rdev = fe_rdev(f);
@@ -198,7 +201,7 @@ void flenc_entry(struct sess *s, const struct flist *fl, size_t idx, struct flen
 		if (fe_dev(f) == pv->dev)
 			flags |= XMIT_SAME_DEV_PRE30;
 	}
-	while (l1 < nlen && l1 < 255 && f->name[l1] == pv->name[l1])
+	while (l1 < nlen && l1 < 255 && wname[l1] == pv->name[l1])
 		l1++;
 	l2 = nlen - l1;
 	if (l1)
@@ -233,8 +236,8 @@ void flenc_entry(struct sess *s, const struct flist *fl, size_t idx, struct flen
 		io_write_varint30(io, (int32_t)l2);
 	else
 		io_write_byte(io, (uint8_t)l2);
-	io_write(io, f->name + l1, l2);
-	memcpy(pv->name, f->name, nlen + 1);
+	io_write(io, wname + l1, l2);
+	memcpy(pv->name, wname, nlen + 1);
 	pv->first = 0;
 	pv->mode = mode;
 	pv->mtime = f->st.mtime;
@@ -289,9 +292,11 @@ void flenc_entry(struct sess *s, const struct flist *fl, size_t idx, struct flen
 		}
 	}
 	if (o->links && S_ISLNK(mode) && fe_link(f)) {
-		size_t ll = strlen(fe_link(f));
+		const char *wlink = fe_link(f);
+		size_t ll = o->cap_symlink_iconv ? flconv_wire(s, wlink, wbuf, sizeof(wbuf), &wlink) : strlen(wlink);
+
 		io_write_varint30(io, (int32_t)ll);
-		io_write(io, fe_link(f), ll);
+		io_write(io, wlink, ll);
 	}
 	if (o->hard_links && proto < 30 &&
 	    (proto == 27 ? S_ISREG(mode) : (flags & XMIT_HLINKED) != 0)) {

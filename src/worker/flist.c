@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "filters.h"
+#include "flconv.h"
 #include "flist_int.h"
 #include "fsclient.h"
 #include "mon.h"
@@ -358,6 +359,8 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 		f->dir_role = DIR_NO_CONTENT;
 		return 0;
 	}
+	if (!flconv_check(s, name, mpath, S_ISLNK(st.mode) ? link : NULL))
+		return 0;
 	f = add_entry(sc->fl, name, sc->cur->root, &st, S_ISLNK(st.mode) ? link : NULL);
 	if (S_ISDIR(st.mode)) {
 		f->dir_role = s->opt.recursive ? DIR_CONTENT : DIR_NO_CONTENT;
@@ -384,8 +387,13 @@ static void scan_all(struct scan *sc)
 		filt_enter_dir(sc->s, sc->cur_path, d.depth);
 		err = fsc_list(sc->cur_path, scan_entry, sc);
 		if (err) {
+			/* A "dir/" argument's own directory is "dir/." to stock. */
+			if (strcmp(d.name, ".") == 0)
+				snprintf(show, sizeof(show), "/%s%s.", sc->cur_path, sc->cur_path[0] ? "/" : "");
+			else
+				shown(sc->cur_path, show, sizeof(show));
 			io_msg(&sc->s->io, MSG_ERROR_XFER, "rsync: [sender] opendir \"%s\" (in %s) failed: %s (%d)",
-			       shown(sc->cur_path, show, sizeof(show)), sc->s->hs.module, strerror(err), err);
+			       show, sc->s->hs.module, strerror(err), err);
 			io_err_general(sc->s);
 		}
 		free(d.name);
@@ -620,7 +628,9 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	}
 	if (implied)
 		add_implied(s, sc, root, kept);
-	if (S_ISDIR(st.mode) && dotdir && (err = fsc_list(mpath, probe_entry, NULL)) != 0) {
+	/* (EPERM: the module's "open noatime" on a directory its uid does
+	 * not own; stock's chdir works, its opendir fails, as ours will.) */
+	if (S_ISDIR(st.mode) && dotdir && (err = fsc_list(mpath, probe_entry, NULL)) != 0 && err != EPERM) {
 		/* Stock changes into a "dir/" argument first; when it cannot,
 		 * the argument is skipped as a whole. */
 		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
@@ -628,6 +638,8 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		io_err_general(s);
 		return;
 	}
+	if (!flconv_check(s, name, mpath, S_ISLNK(st.mode) && link[0] ? link : NULL))
+		return;
 	f = add_entry(sc->fl, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL);
 	if (!S_ISDIR(st.mode))
 		return;

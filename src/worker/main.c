@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "charset.h"
 #include "conn.h"
 #include "daemon.h"
 #include "filters.h"
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
 	/* A closed client must surface as EPIPE, not kill us mid-message. */
 	signal(SIGPIPE, SIG_IGN);
 	mon_expect(&init, PR_M_INIT, &motd_fd);
+	charset_preload(init.u.init.charsets.s); /* reads converter modules from disk */
 
 	if (sandbox_preload(err, sizeof(err)) < 0 ||
 	    sandbox_enter(&init.u.init, err, sizeof(err)) < 0) {

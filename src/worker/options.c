@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "refuse.h"
 
 #define ONLY_MSG "rsync: on remote machine: "
 
@@ -80,6 +81,7 @@ struct pstate {
 	size_t errlen;
 	const char *show;          /* record named in popt-style messages */
 	int relative_explicit;     /* -R / --no-relative seen (files-from default) */
+	struct refuse *refuse;     /* the module's "refuse options", or NULL */
 	char val[OPT_MAX_ARG_LEN + 1];  /* the current value, unescaped */
 };
 
@@ -630,7 +632,7 @@ static const struct optdef opts[] = {
 	ACC("mkpath", 0, F_NEG),
 	ACC("fsync", 0, 0),
 	SET("remove-source-files", 0, 0, remove_source_files),
-	SET("remove-sent-files", 0, 0, remove_source_files),
+	{ "remove-sent-files", 0, 0, h_set, OFF(remove_source_files), 2, 0 },
 
 	/* deletion: receiver side, but --delete-excluded changes the sender's
 	 * filter handling and the caller may refuse "delete" */
@@ -671,8 +673,8 @@ static const struct optdef opts[] = {
 	SET("protect-args", 0, F_NEG, secluded_args),
 	FN("rsh", 'e', F_ARG | F_RAW, h_rsh),
 	ACC("remote-option", 'M', F_ARG),
-	REF("iconv", 0, F_ARG),                /* no charset support */
-	ACC("no-iconv", 0, 0),
+	{ "iconv", 0, F_ARG, h_set, OFF(iconv), 1, 0 }, /* refused without a module charset */
+	{ "no-iconv", 0, 0, h_set, OFF(iconv), 0, 0 },
 	REF("log-file", 0, F_ARG),
 	REF("log-file-format", 0, F_ARG),
 };
@@ -751,6 +753,14 @@ static int parse_long_opt(struct pstate *ps, char *const *argv, size_t *i, size_
 	}
 	if (d == NULL)
 		return popt_fail(ps, "unknown option");
+	if (ps->refuse && nlen < 64) {
+		char spelled[64];
+
+		memcpy(spelled, rec, nlen);
+		spelled[nlen] = '\0';
+		if (refuse_check(ps->refuse, spelled, 0, ps->err, ps->errlen) < 0)
+			return -1;
+	}
 	if (d->fn == h_refuse)
 		return h_refuse(ps, d, NULL, neg);
 	if (neg || !(d->flags & F_ARG)) {
@@ -780,6 +790,8 @@ static int parse_cluster(struct pstate *ps, const struct optdef *const *by_lette
 
 		if (d == NULL)
 			return popt_fail(ps, "unknown option");
+		if (ps->refuse && refuse_check(ps->refuse, NULL, (char)c, ps->err, ps->errlen) < 0)
+			return -1;
 		if (d->fn == h_refuse)
 			return h_refuse(ps, d, NULL, 0);
 		if (!(d->flags & F_ARG)) {
@@ -804,6 +816,12 @@ static int parse_cluster(struct pstate *ps, const struct optdef *const *by_lette
 int options_parse(struct options *o, int protocol, char *const *argv, size_t argc,
 		  char *err, size_t errlen)
 {
+	return options_parse_refusing(o, protocol, NULL, argv, argc, err, errlen);
+}
+
+int options_parse_refusing(struct options *o, int protocol, struct refuse *refuse, char *const *argv,
+			   size_t argc, char *err, size_t errlen)
+{
 	const struct optdef *by_letter[128] = { 0 };
 	struct pstate *ps;
 	size_t dot, i;
@@ -825,6 +843,7 @@ int options_parse(struct options *o, int protocol, char *const *argv, size_t arg
 	ps->protocol = protocol;
 	ps->err = err;
 	ps->errlen = errlen;
+	ps->refuse = refuse;
 
 	for (i = 0; i < NOPTS; i++)
 		if (opts[i].letter && by_letter[(unsigned char)opts[i].letter] == NULL)
@@ -878,6 +897,8 @@ int options_parse(struct options *o, int protocol, char *const *argv, size_t arg
 		}
 	}
 
+	if (refuse && refuse_implied(refuse, o, err, errlen) < 0)
+		goto out;
 	/* Stock's post-parse rules the sender relies on. */
 	if ((o->files_from_socket || o->files_from_path[0]) && !ps->relative_explicit)
 		o->relative = 1;       /* --files-from implies -R unless --no-relative */

@@ -40,6 +40,7 @@ struct options {
 	int append;                    /* --append count: 1 append, 2 append-verify */
 	int inplace;
 	int ignore_errors;
+	int iconv;                     /* --iconv (the module's charset decides the conversion) */
 	int ignore_missing_args, delete_missing_args;
 	int list_only;
 	int timeout;                   /* seconds, 0 = none */
@@ -82,6 +83,12 @@ struct options {
  */
 int options_parse(struct options *o, int protocol, char *const *argv, size_t argc,
 		  char *err, size_t errlen);
+
+struct refuse;
+/* Likewise, judging every option and what the options imply against a
+ * module's "refuse options" (refuse.h); NULL judges nothing. */
+int options_parse_refusing(struct options *o, int protocol, struct refuse *refuse, char *const *argv,
+			   size_t argc, char *err, size_t errlen);
 
 /* Release what options_parse allocated. */
 void options_free(struct options *o);

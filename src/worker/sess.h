@@ -11,7 +11,9 @@
 #include "csum.h"
 #include "daemon.h"
 #include "io.h"
+#include "chmod.h"
 #include "options.h"
+#include "refuse.h"
 
 /* Compat flags (spec part 1, 5.1). */
 #define CF_INC_RECURSE 0x001
@@ -51,6 +53,10 @@ struct sess {
 	int clevel;
 	int cpres_list;              /* name lists are exchanged */
 	struct ctok_enc *cenc;       /* made at the first file */
+	/* the module's say on what is sent */
+	struct refuse refuse;        /* "refuse options" */
+	struct chmod_rules *chmod;   /* "outgoing chmod", NULL = none */
+	int iconv;                   /* --iconv with a module charset: names go in UTF-8 */
 };
 
 /* Add a source argument "base/./name" (name NULL: base alone). */

@@ -5,12 +5,12 @@
  * clients print the same messages and exit codes.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 
 #include "compress_sess.h"
 #include "mon.h"
@@ -125,7 +125,8 @@ static int compat_from_caps(const char *caps)
 		case 'I': f |= CF_INPLACE_PARTIAL_DIR; break;
 		case 'v': f |= CF_VARINT_FLIST_FLAGS; break;
 		case 'u': f |= CF_ID0_NAMES; break;
-		default: break; /* 'i' is decided after the options; L, s: nothing for a sender */
+		case 's': f |= CF_SYMLINK_ICONV; break; /* as rsyncd, built with iconv */
+		default: break; /* 'i' is decided after the options; L: nothing for a sender */
 		}
 	}
 	return f;
@@ -166,24 +167,41 @@ static void write_seed(struct sess *s, int32_t seed)
 	io_write_raw(&s->io, b, 4);
 }
 
+#define REFUSE_DRAIN_MS 5000          /* what a refused client may still send ... */
+#define REFUSE_DRAIN_BYTES (1u << 20)  /* ... bounded in time and bytes */
+
 /*
- * The stock way to refuse after the arguments: do a setup the client can
- * follow (no negotiation), multiplex, one error message, close.  The
- * client prints it and exits with code 12.
+ * Refuse after the arguments.  The bytes are stock's (a setup the client
+ * can follow without negotiation, multiplexing, the error message with its
+ * newline), so clients print exactly what they print for rsyncd.  rsyncd
+ * then exits with the client's filter list unread, so its clients see
+ * "Connection reset by peer" and exit 10.  We end it cleanly instead: the
+ * exit code rsyncd itself ends with (RERR_UNSUPPORTED) in MSG_ERROR_EXIT,
+ * which every stock client of protocols 27-32 takes as its own exit code,
+ * then we read what the client still sends (its filter list, its
+ * acknowledgement) until it hangs up, so the close carries no reset.
  */
 __attribute__((noreturn)) static void refuse(struct sess *s, int flags, const char *text)
 {
+	unsigned char sink[4096];
+	size_t drained = 0;
+
 	write_compat(s, flags & ~(CF_VARINT_FLIST_FLAGS | CF_INC_RECURSE));
 	write_seed(s, choose_seed(&s->opt));
 	io_start_mux(&s->io);
-	/* one message, newline included, as stock sends it */
 	io_msg(&s->io, MSG_ERROR, "%s", text);
-	/* Like stock, close only once the client has sent more (its filter
-	 * list): the close then resets the connection, and clients report
-	 * exactly what they report for rsyncd (exit 10). Bounded wait. */
-	struct pollfd p = { .fd = s->c->fd, .events = POLLIN };
-	(void)poll(&p, 1, 1000);
-	(void)poll(NULL, 0, 300); /* let the client read the message first */
+	io_send_int_msg(&s->io, MSG_ERROR_EXIT, RERR_UNSUPPORTED);
+	io_flush(&s->io);
+	(void)shutdown(s->c->fd, SHUT_WR);
+	s->c->deadline_ms = conn_now_ms() + REFUSE_DRAIN_MS;
+	while (drained < REFUSE_DRAIN_BYTES) {
+		size_t n = conn_buffered(s->c);
+
+		n = n == 0 ? 1 : n < sizeof(sink) ? n : sizeof(sink);
+		if (conn_read_exact(s->c, sink, n) != CONN_OK)
+			break;
+		drained += n;
+	}
 	mon_exit(RERR_UNSUPPORTED);
 }
 
@@ -228,6 +246,23 @@ static int checksum_choice(struct sess *s)
 		return -1;
 	set_checksums(s, x, f, 1);
 	return 0;
+}
+
+/* The module's settings that change what the options ask for. */
+static void module_settings(struct sess *s)
+{
+	static struct chmod_rules rules;
+
+	/* rsyncd cuts the client's verbosity to the module's maximum; this
+	 * sender's messages do not depend on it (docs/configuration.md). */
+	if (s->opt.verbose > s->hs.max_verbosity)
+		s->opt.verbose = s->hs.max_verbosity;
+	if (s->hs.ignore_errors)
+		s->opt.ignore_errors = 1;
+	/* Checked by the listener: a value that does not parse never comes. */
+	if (s->hs.outgoing_chmod[0] && chmod_parse(&rules, s->hs.outgoing_chmod, s->hs.chmod_umask) == 0)
+		s->chmod = &rules;
+	s->iconv = s->opt.iconv && s->hs.charset[0];
 }
 
 #define SRC_MAX (4u << 20)
@@ -294,7 +329,10 @@ void setup_session(struct sess *s)
 	flags = compat_from_caps(caps);
 	s->compat_flags = flags;
 
-	if (options_parse(&s->opt, s->protocol, a->v, a->n, err, sizeof(err)) < 0) {
+	refuse_compile(&s->refuse, s->hs.refuse, s->hs.charset[0] != '\0', err, sizeof(err));
+	if (err[0])
+		mon_log(PR_LOG_INFO, "No match for refuse-options string \"%s\"", err);
+	if (options_parse_refusing(&s->opt, s->protocol, &s->refuse, a->v, a->n, err, sizeof(err)) < 0) {
 		args_free(a);
 		free(a);
 		refuse(s, flags, err);
@@ -302,16 +340,18 @@ void setup_session(struct sess *s)
 	args_free(a);
 	free(a);
 
-	if (s->opt.remove_source_files)
-		refuse(s, flags, "ERROR: --remove-source-files cannot be used with a read-only module");
-
+	/* What this prsyncd cannot do yet, refused as rsyncd words a refusal. */
 	if (s->opt.files_from_path[0])
-		refuse(s, flags, "rsync: --files-from with a file on the server is not supported by this prsyncd yet");
-	if (s->opt.copy_links || s->opt.copy_dirlinks || s->opt.copy_unsafe_links)
-		refuse(s, flags, "rsync: --copy-links (-L), --copy-dirlinks (-k) and --copy-unsafe-links "
-		       "are not supported by this prsyncd yet");
+		refuse(s, flags, "rsync: The server is configured to refuse --files-from");
+	if (s->opt.copy_links)
+		refuse(s, flags, "rsync: The server is configured to refuse --copy-links (-L)");
+	if (s->opt.copy_dirlinks)
+		refuse(s, flags, "rsync: The server is configured to refuse --copy-dirlinks (-k)");
+	if (s->opt.copy_unsafe_links)
+		refuse(s, flags, "rsync: The server is configured to refuse --copy-unsafe-links");
 	if (s->opt.crtimes)
-		refuse(s, flags, "rsync: --crtimes (-N) is not supported by this server");
+		refuse(s, flags, "rsync: The server is configured to refuse --crtimes (-N)");
+	module_settings(s);
 	if (!s->opt.files_from_socket) {
 		for (size_t i = 0; i < s->opt.npaths; i++)
 			sess_add_path(s, s->opt.paths[i], NULL);
@@ -364,8 +404,12 @@ void setup_session(struct sess *s)
 	mon_log(PR_LOG_DEBUG, "protocol %d, compat flags 0x%x, checksum %s, compress %s", s->protocol,
 		flags, csum_name(s->xfer.type), cpres_name(s->cpres));
 
-	if (!s->opt.sender) {
-		/* A push.  Read-only modules refuse after a full setup. */
-		io_fatal(&s->io, RERR_SYNTAX, "ERROR: module is read only");
-	}
+	/* Refused as rsyncd refuses them, after a full setup. */
+	if (!s->opt.sender)
+		io_fatal(&s->io, RERR_SYNTAX, "ERROR: module is read only"); /* a push */
+	if (s->hs.write_only)
+		io_fatal(&s->io, RERR_SYNTAX, "ERROR: module is write only");
+	if (s->opt.remove_source_files)
+		io_fatal(&s->io, RERR_SYNTAX, "ERROR: --remove-%s-files cannot be used with a read-only module",
+			 s->opt.remove_source_files == 2 ? "sent" : "source");
 }

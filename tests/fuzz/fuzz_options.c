@@ -3,7 +3,8 @@
  *
  * Input: byte 0 picks the protocol (27 + b % 6, i.e. 27..32) and, with its
  * top bit set, prepends a "--server" record so the fuzzer reaches the
- * option code without having to find that string first.  The rest is
+ * option code without having to find that string first; bits 3-5 pick a
+ * module's "refuse options" (refuse.c) to judge the options against.  The rest is
  * split on NUL into records (a trailing record without NUL counts too).
  *
  * Besides the sanitizers, check what the caller relies on: a success
@@ -15,6 +16,14 @@
 #include <string.h>
 
 #include "options.h"
+#include "refuse.h"
+
+static const char *const specs[8] = {
+	NULL, "", "n c delete *links !safe-links zl", "* !a !v !r !l !p !t !g !o !D !e !server !sender",
+	"archive no-perms del log-format s", "delete-before delete-during inplace partial z",
+	"[a-z] !n !s", "no-iconv progress P D F",
+};
+static struct refuse ref;
 
 static struct options o;
 
@@ -48,7 +57,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		i += strlen(buf + i) + 1;
 	}
 
-	rc = options_parse(&o, protocol, argv, argc, err, sizeof(err));
+	if (specs[(data[0] >> 3) & 7]) {
+		char nomatch[64];
+
+		refuse_compile(&ref, specs[(data[0] >> 3) & 7], data[0] & 1, nomatch, sizeof(nomatch));
+		rc = options_parse_refusing(&o, protocol, &ref, argv, argc, err, sizeof(err));
+	} else {
+		rc = options_parse(&o, protocol, argv, argc, err, sizeof(err));
+	}
 	if (rc == 0) {
 		if (o.npaths > OPT_MAX_PATHS || !o.server)
 			abort();

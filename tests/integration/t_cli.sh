@@ -24,7 +24,7 @@ refuse() { # refuse NAME LINE-NO BODY EXPECT
 	if [ $rc != 0 ] && grep -q -- "$f:$2:" <<<"$out" && grep -qi -- "$4" <<<"$out"; then pass "$1 refused at line $2"
 	else fail "$1: rc=$rc out=$out"; fi
 }
-refuse "read only = no" 3 "[pub]\n\tpath = $TMP/pub\n\tread only = no\n" "read only"
+refuse "daemon chroot" 1 "daemon chroot = /srv\n[pub]\n\tpath = $TMP/pub\n" "daemon chroot"
 refuse "pre-xfer exec" 3 "[pub]\n\tpath = $TMP/pub\n\tpre-xfer exec = /bin/true\n" "exec"
 refuse "malformed hosts allow" 3 "[pub]\n\tpath = $TMP/pub\n\thosts allow = 10.0.0.0/33\n" "malformed address"
 refuse "unknown key" 2 "[pub]\n\tfrobnicate = 1\n\tpath = $TMP/pub\n" "frobnicate"

@@ -242,7 +242,7 @@ out=$(fsclient "fs-hold nopath")
 grep -q '^SELECT failed' <<<"$out" && wait_log "$TMP/log" "module nopath: cannot open path $TMP/missing" &&
 	pass "missing module path refused" || fail "missing module path: $out"
 out=$(fsclient "fs-hold baduid")
-grep -q '^SELECT failed' <<<"$out" && wait_log "$TMP/log" "module baduid: unknown uid 'no_such_user_prsyncd'" &&
+grep -q '^SELECT failed' <<<"$out" && wait_log "$TMP/log" "module baduid: Invalid uid no_such_user_prsyncd" &&
 	pass "unknown module uid refused" || fail "unknown module uid: $out"
 
 # --- module filters: hidden names look absent, whatever the request ---------

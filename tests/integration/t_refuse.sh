@@ -32,7 +32,14 @@ for args in "--protocol=27 -az" "--protocol=32 -az" "-a --compress-choice=zstd" 
 		fail "compression $args: exit $pr $out"
 	rm -rf "$TMP/p_z"
 done
-same "bogus" "--bogus: unknown option" -a -M--bogus
+# A refused option: rsyncd's text; rsyncd's client then reads a reset
+# (exit 10), prsyncd ends cleanly with rsyncd's own code for it (4).
+rr=0; pr=0
+ro=$(rsync_client -a -M--bogus "rsync://127.0.0.1:$rp/pub/" "$TMP/r_bogus" 2>&1) || rr=$?
+po=$(rsync_client -a -M--bogus "rsync://127.0.0.1:$pp/pub/" "$TMP/p_bogus" 2>&1) || pr=$?
+t="rsync: on remote machine: --bogus: unknown option"
+[ "$pr" = 4 ] && grep -qxF -- "$t" <<<"$po" && grep -qxF -- "$t" <<<"$ro" && ! grep -q 'reset by peer' <<<"$po" &&
+	pass "bogus: '$t', exit 4 without a reset (rsyncd: exit $rr)" || fail "bogus: rsyncd=$rr prsyncd=$pr $po"
 
 # A push to a read-only module: refused, client exit 1 on both.
 rr=0; pr=0

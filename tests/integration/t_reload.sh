@@ -80,9 +80,9 @@ kill -HUP "$L"
 wait_log "$TMP/log" "reload: .*section header without a closing.*configuration 2 stays in force" &&
 	pass "broken file refused with a log line" || fail "no refusal line: $(tail -3 "$TMP/log")"
 [ "$(listing)" = "one three " ] && pass "old configuration stays in force" || fail "after broken reload: $(listing)"
-printf '[one]\n\tpath = %s\n\tread only = no\n' "$TMP/one" > "$conf"
+printf '[one]\n\tpath = %s\n\tpre-xfer exec = /bin/true\n' "$TMP/one" > "$conf"
 kill -HUP "$L"
-wait_log "$TMP/log" "reload: .*read only.*stays in force" && pass "a refused directive keeps the old configuration" || fail "read only = no reload"
+wait_log "$TMP/log" "reload: .*pre-xfer exec.*stays in force" && pass "a refused directive keeps the old configuration" || fail "pre-xfer exec reload"
 [ "$(listing)" = "one three " ] && pass "still the old set" || fail "after refused reload: $(listing)"
 
 # logrotate: move the log, SIGHUP (what the shipped snippet's postrotate

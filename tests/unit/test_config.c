@@ -329,10 +329,13 @@ static void test_keys(void)
 		CHECK_MSG(c.nmodules == 1 && c.modules[0].read_only == 1 &&
 			  c.modules[0].list == 0, "spelling \"%s\"", spellings[i]);
 		cfg_free(&c);
-		/* The same spellings reach the refusal. */
+		/* The same spellings reach the upload warning. */
 		snprintf(text, sizeof text, "[m]\npath=/x\n%s = false\n",
 			 spellings[i]);
-		EXPECT_ERR(text, 3, "read only = no is refused");
+		EXPECT_OK(text, c);
+		CHECK_MSG(c.nmodules == 1 && c.modules[0].read_only == 0 && c.nwarnings == 1 &&
+			  strstr(c.warnings[0], "'read only = no'") != NULL, "spelling \"%s\"", spellings[i]);
+		cfg_free(&c);
 	}
 	EXPECT_OK("Handshake_Timeout = 7\nPIDFILE = /p\n", c);
 	CHECK(c.handshake_timeout == 7 && streq(c.pid_file, "/p"));
@@ -404,10 +407,17 @@ static void test_bad_values(void)
 
 static void test_bad_structure(void)
 {
-	/* Text outside sections, or not a parameter at all. */
-	EXPECT_ERR("port = 1\njust some words\n", 2,
-		   "expected 'name = value' or '[module]'");
-	EXPECT_ERR("[m]\npath = /x\n\nno equals sign here\n", 4, "expected");
+	/* A line that is not a parameter: rsyncd's warning, skipped. */
+	{
+		struct cfg c;
+
+		EXPECT_OK("port = 1\njust some words\n[m]\npath = /x\n\nno equals sign here\n", c);
+		CHECK(c.nmodules == 1 && c.port == 1 && c.nwarnings == 2);
+		CHECK(c.nwarnings == 2 && streq(c.warnings[0], NAME ":2: Ignoring badly formed line in config "
+						"file: just some words (no '=': skipped, as rsyncd skips it)"));
+		CHECK(c.nwarnings == 2 && strstr(c.warnings[1], NAME ":6: module [m]: Ignoring") == c.warnings[1]);
+		cfg_free(&c);
+	}
 	EXPECT_ERR("= value\n", 1, "missing parameter name");
 	EXPECT_ERR("  =\n", 1, "missing parameter name");
 	EXPECT_ERR("bogus = 1\n", 1, "unknown parameter 'bogus'");
@@ -445,19 +455,35 @@ static void test_bad_structure(void)
 	EXPECT_ERR("[ x  y ]\npath=/a\n[x y]\npath=/b\n", 3,
 		   "duplicate module [x y]");
 
-	/* Global-only parameters inside a module. */
-	EXPECT_ERR("[a]\npath=/a\nport = 873\n", 3,
-		   "'port' is a global parameter; it cannot be set in module [a]");
-	EXPECT_ERR("[a]\npath=/a\nsocket options = SO_KEEPALIVE\n", 3,
-		   "global parameter");
+	/* Global-only parameters inside a module: ignored with a warning,
+	 * as rsyncd ignores them. */
+	{
+		struct cfg c;
 
-	/* Config directives. */
-	EXPECT_ERR("port = 1\n&include /etc/rsyncd.d\n", 2,
-		   "'&include' is not supported yet");
-	EXPECT_ERR("&merge /etc/rsyncd.d\n", 1, "'&merge' is not supported yet");
-	EXPECT_ERR("&include\n", 1, "'&include' is not supported yet");
+		EXPECT_OK("[a]\npath=/a\nport = 873\nsocket options = SO_KEEPALIVE\n", c);
+		CHECK(c.port == 873 && c.nwarnings == 2);
+		CHECK(c.nwarnings == 2 && strstr(c.warnings[0], NAME ":3: module [a]: 'port' is a global "
+						 "parameter: rsyncd ignores it in a module") == c.warnings[0]);
+		cfg_free(&c);
+		EXPECT_OK("[a]\npath=/a\nport = 9\n", c);
+		CHECK(c.port == 873);
+		cfg_free(&c);
+	}
+
+	/* Config directives (files: test_includes). */
+	EXPECT_ERR("port = 1\n&include /nonexistent/prsyncd.d\n", 2,
+		   "&include /nonexistent/prsyncd.d: No such file or directory");
+	EXPECT_ERR("&merge /nonexistent/x.inc\n", 1, "&merge /nonexistent/x.inc:");
 	EXPECT_ERR("&includes x\n", 1, "unknown directive \"&includes x\"");
 	EXPECT_ERR("&frobnicate x\n", 1, "unknown directive");
+	{
+		struct cfg c;
+
+		EXPECT_OK("&include\n[m]\npath=/x\n", c);
+		CHECK(c.nmodules == 1 && c.nwarnings == 1 &&
+		      strstr(c.warnings[0], "Ignoring badly formed line in config file: &include"));
+		cfg_free(&c);
+	}
 
 	/* Binary junk. */
 	{
@@ -466,7 +492,7 @@ static void test_bad_structure(void)
 		char e[CFG_ERR_MAX];
 
 		CHECK(cfg_parse(NAME, text, sizeof text - 1, &c, e, sizeof e) == -1);
-		CHECK_MSG(strcmp(e, NAME ":3: NUL byte in line") == 0, "%s", e);
+		CHECK_MSG(strcmp(e, NAME ":3: module [a]: NUL byte in line") == 0, "%s", e);
 	}
 }
 
@@ -552,18 +578,30 @@ static void test_security(void)
 	char text[256];
 	size_t i;
 
-	EXPECT_ERR("[m]\npath=/x\nread only = no\n", 3,
-		   "uploads are not supported: read only = no is refused");
-	EXPECT_ERR("[m]\npath=/x\nread only = 0\n", 3, "read only = no is refused");
-	EXPECT_ERR("read only = False\n[m]\npath=/x\n", 1, "is refused");
-	EXPECT_ERR("[m]\npath=/x\nwrite only = yes\n", 3,
-		   "write only = yes is refused");
-	EXPECT_ERR("write only = 1\n", 1, "write only = yes is refused");
+	/* Upload modules: one warning each, naming the module; the rest is
+	 * served. */
+	{
+		struct cfg c;
+
+		EXPECT_OK("read only = False\n[m]\npath=/x\n[n]\npath=/y\nread only = yes\n"
+			  "[w]\npath=/z\nwrite only = 1\n", c);
+		CHECK(c.nmodules == 3 && c.modules[0].read_only == 0 && c.modules[1].read_only == 1 &&
+		      c.modules[2].write_only == 1 && c.nwarnings == 2);
+		CHECK(c.nwarnings == 2 && streq(c.warnings[0], NAME ":2: module [m]: 'read only = no': prsyncd "
+						"takes no uploads, so pushes get rsyncd's refusal (\"module is "
+						"read only\"); downloads are served"));
+		CHECK(c.nwarnings == 2 && strstr(c.warnings[1], NAME ":7: module [w]: 'write only = yes'") ==
+						  c.warnings[1]);
+		cfg_free(&c);
+	}
+	EXPECT_ERR("[m]\npath=/x\nfake super = yes\n", 1, "'fake super = yes' is refused");
+	EXPECT_ERR("daemon chroot = /srv\n[m]\npath=/x\n", 1, "'daemon chroot' is refused");
+	EXPECT_ERR("daemon chroot = /srv\n", 1, "prefix every 'path' with it");
 
 	for (i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		snprintf(text, sizeof text, "[m]\npath=/x\n\n%s = /bin/sh -c x\n",
 			 hooks[i]);
-		EXPECT_ERR(text, 4, i < 5 ? "exec hooks are not supported" :
+		EXPECT_ERR(text, 4, i < 5 ? "prsyncd never runs programs for a connection" :
 			   "unknown parameter");
 		snprintf(text, sizeof text, "%s = /bin/true\n[m]\npath=/x\n",
 			 hooks[i]);
@@ -625,7 +663,14 @@ static void test_security(void)
 	}
 	EXPECT_ERR("[m]\npath=/x\nmax connections = 1x\n", 3, "'max connections' must be");
 	EXPECT_ERR("[m]\npath=/x\nmax connections = --1\n", 3, "'max connections' must be");
-	EXPECT_ERR("[m]\npath=/x\nmax connections per host = 1\n", 3, "global parameter");
+	{
+		struct cfg c;
+
+		EXPECT_OK("[m]\npath=/x\nmax connections per host = 1\n", c);
+		CHECK(c.max_connections_per_host == 0 && c.nwarnings == 1 &&
+		      strstr(c.warnings[0], "global parameter") != NULL);
+		cfg_free(&c);
+	}
 	EXPECT_ERR("max connections per host = -1\n", 1, "'max connections per host' must be");
 }
 
@@ -681,13 +726,16 @@ static void test_filters(void)
 static void test_warnings(void)
 {
 	static const char *const want[] = {
-		NAME ":1: 'timeout' is not implemented yet and is ignored",
-		NAME ":2: 'listen backlog' is not implemented yet and is ignored",
-		NAME ":12: per-module 'log file' is not implemented yet and is ignored",
+		NAME ":1: 'timeout' is not implemented yet and is ignored: a silent client is never "
+		"cut after the handshake; only the client's --timeout applies (issue 10, being implemented)",
+		NAME ":2: 'proxy protocol hosts' is not implemented yet and is ignored: no PROXY header "
+		"is read (issue 11, being implemented)",
+		NAME ":12: module [b]: per-module 'log file' is not implemented yet and is ignored: "
+		"the global value applies to this module too",
 	};
 	static const char text[] =
 		"timeout = 600\n"               /* 1 */
-		"listen backlog = 5\n"          /* 2 */
+		"proxy protocol hosts = 10.1.1.1\n" /* 2 */
 		"log file = /var/log/all.log\n" /* 3: implemented, no warning */
 		"[a]\n"                         /* 4 */
 		"path = /a\n"                   /* 5 */
@@ -737,7 +785,7 @@ static void test_warnings(void)
 
 static void test_err_buffer(void)
 {
-	static const char text[] = "[m]\npath=/x\nport = 1\n";
+	static const char text[] = "[m]\npath=/x\nbogus = 1\n";
 	struct cfg c;
 	char e[16];
 
@@ -818,15 +866,16 @@ static void test_load(void)
 	CHECK(write_text(path, "port = 9\n[m]\npath = /srv\ntimeout = 3\n") == 0);
 	CHECK(cfg_load(path, &c, e, sizeof e) == 0);
 	CHECK(c.port == 9 && cfg_find_module(&c, "m") != NULL);
-	snprintf(want, sizeof want, "%s:4: 'timeout' is not implemented yet "
-		 "and is ignored", path);
-	CHECK(c.nwarnings == 1 && streq(c.warnings[0], want));
+	snprintf(want, sizeof want, "%s:4: module [m]: 'timeout' is not implemented yet "
+		 "and is ignored: ", path);
+	CHECK(c.nwarnings == 1 && strncmp(c.warnings[0], want, strlen(want)) == 0);
 	cfg_free(&c);
 
-	CHECK(write_text(path, "[m]\npath = /srv\nread only = no\n") == 0);
+	CHECK(write_text(path, "[m]\npath = /srv\npre-xfer exec = /bin/true\nbogus = 2\n") == 0);
 	CHECK(cfg_load(path, &c, e, sizeof e) == -1);
-	snprintf(want, sizeof want, "%s:3: uploads are not supported", path);
+	snprintf(want, sizeof want, "%s:3: module [m]: 'pre-xfer exec' is refused", path);
 	CHECK_MSG(strncmp(e, want, strlen(want)) == 0, "%s", e);
+	CHECK_MSG(strstr(e, "(and 1 more error: prsyncd --check-config lists them)") != NULL, "%s", e);
 
 	/* A directory is not a config file. */
 	CHECK(cfg_load(dir, &c, e, sizeof e) == -1);
@@ -855,6 +904,138 @@ static void test_load(void)
 	rmdir(dir);
 }
 
+/* &include and &merge, as rsyncd 3.5.0 reads them (t_confdirs.sh compares
+ * the module lists end to end). */
+static void test_includes(void)
+{
+	char dir[] = "/tmp/prsyncd-cfginc.XXXXXX", path[512], text[2048];
+	struct cfg c;
+
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0);
+		return;
+	}
+	snprintf(path, sizeof path, "%s/d", dir);
+	CHECK(mkdir(path, 0755) == 0);
+#define W(name, body) do { snprintf(path, sizeof path, "%s/%s", dir, name); CHECK(write_text(path, body) == 0); } while (0)
+	W("d/10-a.conf", "comment = from-include\nport = 999\n[inc_a]\npath = /a\n");
+	W("d/.hidden.conf", "[hidden]\npath = /h\n");
+	W("d/B.conf", "[inc_B]\npath = /b\n");
+	W("d/m.inc", "comment = merged\n[mrg]\npath = /m\n");
+	W("d/notme.txt", "[never]\npath = /n\n");
+	W("sub.inc", "\tcomment = set-by-merge\n");
+	W("rel.conf", "[rel]\npath = /r\n");
+	snprintf(text, sizeof text,
+		 "comment = parent\n[first]\npath = /1\n&include %s/d\n\tcomment = after-include\n"
+		 "[second]\npath = /2\n[third]\npath = /3\n&merge %s/sub.inc\n[fourth]\npath = /4\n"
+		 "&merge %s/d\n[fifth]\npath = /5\n", dir, dir, dir);
+	EXPECT_OK(text, c);
+	if (c.nmodules == 9) {
+		static const char *const names[] = { "first", "hidden", "inc_a", "inc_B", "second", "third",
+						     "fourth", "mrg", "fifth" };
+		/* &include: its defaults stay in it; the parent goes on in the
+		 * global context ("after-include" is a default, as positional
+		 * defaults make it, for [second] on) */
+		static const char *const comments[] = { "parent", "parent", "from-include", "parent",
+							"after-include", "set-by-merge", "merged", "after-include",
+							"after-include" };
+
+		for (size_t i = 0; i < 9; i++)
+			CHECK_MSG(streq(c.modules[i].name, names[i]) && streq(c.modules[i].comment, comments[i]),
+				  "%zu: [%s] \"%s\"", i, c.modules[i].name, c.modules[i].comment);
+		CHECK(c.port == 999); /* a true global set in an included file stays */
+	} else {
+		CHECK_MSG(0, "%zu modules", c.nmodules);
+	}
+	cfg_free(&c);
+
+	/* A relative name: from the including file's directory. */
+	snprintf(path, sizeof path, "%s/main.conf", dir);
+	CHECK(write_text(path, "&include rel.conf\n") == 0);
+	{
+		char e[CFG_ERR_MAX];
+
+		CHECK(cfg_load(path, &c, e, sizeof e) == 0 && c.nmodules == 1 && streq(c.modules[0].name, "rel"));
+		cfg_free(&c);
+	}
+	/* Errors in an included file cite it; the parse goes on. */
+	W("bad.conf", "[x]\npath = /x\nlist = maybe\n");
+	snprintf(text, sizeof text, "&include %s/bad.conf\n[y]\npath = /y\nbogus = 1\n", dir);
+	{
+		char e[CFG_ERR_MAX], want[600];
+
+		CHECK(parse(text, &c, e) == -1);
+		snprintf(want, sizeof want, "%s/bad.conf:3: module [x]: 'list' must be", dir);
+		CHECK_MSG(strncmp(e, want, strlen(want)) == 0 && strstr(e, "(and 1 more error") != NULL, "%s", e);
+	}
+	/* Loops end at the nesting bound. */
+	snprintf(path, sizeof path, "%s/loop.conf", dir);
+	snprintf(text, sizeof text, "&include %s\n", path);
+	CHECK(write_text(path, text) == 0);
+	{
+		char e[CFG_ERR_MAX];
+
+		CHECK(parse(text, &c, e) == -1);
+		CHECK_MSG(strstr(e, "loop.conf:1: &include") && strstr(e, "nested more than 8 deep"), "%s", e);
+	}
+#undef W
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		CHECK(system(cmd) == 0);
+	}
+}
+
+/* The directives of what the sender sends, %VAR% at load, daemon ids. */
+static void test_sender_directives(void)
+{
+	struct cfg c;
+	char big[1200];
+
+	EXPECT_OK("refuse options = c\nmax verbosity = 3\n[m]\npath=/x\nignore nonreadable = yes\n"
+		  "ignore errors = 1\noutgoing chmod = Dg+s,ug+w,Fo-w,+X\ncharset = ISO-8859-1\n"
+		  "open noatime = yes\nincoming chmod = whatever\ntemp dir = /tmp\n", c);
+	if (c.nmodules == 1) {
+		const struct cfg_module *m = &c.modules[0];
+
+		CHECK(streq(m->refuse_options, "c") && m->max_verbosity == 3 && m->ignore_nonreadable == 1 &&
+		      m->ignore_errors == 1 && streq(m->outgoing_chmod, "Dg+s,ug+w,Fo-w,+X") &&
+		      streq(m->charset, "ISO-8859-1") && m->open_noatime == 1);
+		CHECK(c.nwarnings == 0); /* incoming chmod, temp dir: quiet */
+	}
+	cfg_free(&c);
+	EXPECT_OK("[m]\npath=/x\n", c);
+	CHECK(c.nmodules == 1 && c.modules[0].max_verbosity == 1 && c.modules[0].refuse_options == NULL);
+	cfg_free(&c);
+	EXPECT_ERR("[m]\npath=/x\noutgoing chmod = u+q\n", 3, "is not a valid chmod string");
+	EXPECT_ERR("[m]\npath=/x\ncharset = UTF 8\n", 3, "is not a charset name");
+	EXPECT_ERR("[m]\npath=/x\nmax verbosity = -1\n", 3, "'max verbosity' must be");
+	snprintf(big, sizeof big, "[m]\npath=/x\nrefuse options = %01100d\n", 0);
+	EXPECT_ERR(big, 3, "'refuse options' is too long");
+
+	/* %VAR%: the environment at load; the per-connection names wait. */
+	setenv("PRSYNCD_T_DIR", "/srv/t", 1);
+	setenv("PRSYNCD_T_NO", "no", 1);
+	EXPECT_OK("[m]\npath = %PRSYNCD_T_DIR%/%RSYNC_MODULE_NAME%\nlist = %PRSYNCD_T_NO%\n"
+		  "comment = 50% [%%] [%PRSYNCD_UNSET%]\n", c);
+	CHECK(c.nmodules == 1 && streq(c.modules[0].path, "/srv/t/%RSYNC_MODULE_NAME%") &&
+	      c.modules[0].list == 0 && streq(c.modules[0].comment, "50% [%%] [%PRSYNCD_UNSET%]"));
+	cfg_free(&c);
+	EXPECT_ERR("[m]\npath=/x\nlist = %PRSYNCD_T_UNSET%\n", 3, "'list' must be");
+
+	/* daemon uid/gid: every module reads files as them. */
+	EXPECT_OK("daemon uid = mirror\ndaemon gid = mirror\n[m]\npath=/x\nuid = root\n[n]\npath=/y\n", c);
+	CHECK(c.nmodules == 2 && streq(c.modules[0].uid, "mirror") && streq(c.modules[0].gid, "mirror") &&
+	      streq(c.modules[1].uid, "mirror"));
+	cfg_free(&c);
+	/* listen backlog, socket options */
+	EXPECT_OK("listen backlog = 5\nsocket options = SO_KEEPALIVE, TCP_NODELAY SO_SNDBUF=65536\n", c);
+	CHECK(c.listen_backlog == 5 && streq(c.socket_options, "SO_KEEPALIVE, TCP_NODELAY SO_SNDBUF=65536"));
+	cfg_free(&c);
+	EXPECT_ERR("socket options = SO_KEEPALIVE SO_BOGUS\n", 1, "names a socket option rsyncd does not know");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -874,5 +1055,7 @@ int main(void)
 	test_err_buffer();
 	test_prefixes();
 	test_load();
+	test_includes();
+	test_sender_directives();
 	return unit_done("test_config");
 }

@@ -669,6 +669,22 @@ static void test_init_fields(void)
 	      "max_protocol huge");
 	FIELD(PR_M_INIT, PR_MSG_OK, u.init.max_protocol, 27, "max_protocol 27");
 	FIELD(PR_M_INIT, PR_MSG_OK, u.init.max_protocol, 32, "max_protocol 32");
+
+	/* charsets: names separated by single spaces, printable ASCII */
+	{
+		static const struct { const char *s; enum pr_msg_err want; } cs[] = {
+			{ "", PR_MSG_OK }, { "UTF-8", PR_MSG_OK }, { "UTF-8 ISO-8859-1 CP1252", PR_MSG_OK },
+			{ " UTF-8", PR_MSG_EBADFIELD }, { "UTF-8 ", PR_MSG_EBADFIELD },
+			{ "UTF-8  X", PR_MSG_EBADFIELD }, { "UTF-8\tX", PR_MSG_EBADFIELD },
+			{ "\xc3\xa9", PR_MSG_EBADFIELD }, { "a\x7f", PR_MSG_EBADFIELD },
+		};
+
+		for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+			base_init(&m);
+			set_text(&m.u.init.charsets, cs[i].s);
+			expect(cs[i].want, &m, PR_DIR_TO_WORKER, 0, "charsets list");
+		}
+	}
 }
 
 static void chroot_case(enum pr_msg_err want, const char *dir)
@@ -773,6 +789,46 @@ static void test_select_fields(void)
 	m.u.select.dont_compress.len = 3; /* no NUL where the length says */
 	memset(m.u.select.dont_compress.s, 'x', sizeof(m.u.select.dont_compress.s));
 	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_WORKER, 0, "dont compress not terminated");
+
+	/* What the sender does per module: OK only, each field bounded. */
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.write_only, 1, "write_only 1");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.write_only, 2, "write_only 2");
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.ignore_errors, 1, "ignore_errors 1");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.ignore_errors, 0xffffffffu, "ignore_errors huge");
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.max_verbosity, PR_VERBOSITY_MAX, "max_verbosity at its bound");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.max_verbosity, PR_VERBOSITY_MAX + 1, "max_verbosity beyond");
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.chmod_umask, 0777, "chmod_umask 0777");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.chmod_umask, 01000, "chmod_umask 01000");
+	{
+		static const char *const bad_cs[] = { "UTF 8", " x", "x\t", "x\x7f", "\xc3\xa9", "a\nb" };
+
+		for (size_t i = 0; i < sizeof(bad_cs) / sizeof(bad_cs[0]); i++) {
+			base_select_ok(&m);
+			set_name(&m.u.select.charset, bad_cs[i]);
+			expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "charset with a blank or non-ASCII byte");
+		}
+		base_select_ok(&m);
+		set_name(&m.u.select.charset, "ISO-8859-15");
+		expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "charset ISO-8859-15");
+	}
+	{
+		static const char *const what[] = { "write_only", "ignore_errors", "max_verbosity", "chmod_umask",
+						    "refuse", "outgoing_chmod", "charset" };
+
+		for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
+			base_select_err(&m);
+			switch (i) {
+			case 0: m.u.select.write_only = 1; break;
+			case 1: m.u.select.ignore_errors = 1; break;
+			case 2: m.u.select.max_verbosity = 1; break;
+			case 3: m.u.select.chmod_umask = 022; break;
+			case 4: set_text(&m.u.select.refuse, "n"); break;
+			case 5: set_text(&m.u.select.outgoing_chmod, "a+r"); break;
+			default: set_name(&m.u.select.charset, "UTF-8"); break;
+			}
+			expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, what[i]);
+		}
+	}
 
 	select_error_case(PR_MSG_EBADFIELD, "");
 	select_error_case(PR_MSG_EBADFIELD, "ERROR: x");
@@ -1838,6 +1894,10 @@ static const struct str_field str_fields[] = {
 	SF("modlist.comment", base_modlist, u.modlist.comment, "", 0),
 	SF("select.module", base_select_ok, u.select.module, "m", OFF(u.select.error)),
 	SF("select.error", base_select_err, u.select.error, "@ERROR: ", 0),
+	SF("select.refuse", base_select_ok, u.select.refuse, "", 0),
+	SF("select.outgoing_chmod", base_select_ok, u.select.outgoing_chmod, "", 0),
+	SF("select.charset", base_select_ok, u.select.charset, "", 0),
+	SF("init.charsets", base_init, u.init.charsets, "", 0),
 	SF("log.text", base_log, u.log.text, "", 0),
 	SF("wselect.module", base_wselect, u.wselect.module, "m", 0),
 	SF("mstat.link", base_mstat_link, u.mstat.link, "t", 0),

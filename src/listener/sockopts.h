@@ -1,0 +1,17 @@
+/*
+ * "socket options": rsyncd's list of NAME[=VALUE] words (separated by
+ * blanks or commas), set on every accepted connection.
+ */
+#ifndef PRSYNCD_SOCKOPTS_H
+#define PRSYNCD_SOCKOPTS_H
+
+#include <stddef.h>
+
+/* NULL if every word names an option rsyncd knows, else why not. */
+const char *sockopts_check(const char *spec);
+
+/* Set them on a connection; one that the kernel refuses is skipped (rsyncd
+ * logs it and goes on). */
+void sockopts_apply(int fd, const char *spec);
+
+#endif

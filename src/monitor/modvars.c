@@ -1,0 +1,81 @@
+/* Per-connection %VAR% expansion of the selected module (modvars.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfgvars.h"
+#include "log.h"
+#include "modvars.h"
+
+struct conn_vars {
+	const char *module, *path, *addr, *host, *user;
+};
+
+/* What rsyncd has defined when it first uses these values: the user a
+ * login accepted ("" without one), the module's path once it is known. */
+static const char *lookup(const char *name, void *ctx)
+{
+	const struct conn_vars *c = ctx;
+
+	if (strcmp(name, "RSYNC_MODULE_NAME") == 0)
+		return c->module;
+	if (strcmp(name, "RSYNC_MODULE_PATH") == 0)
+		return c->path;
+	if (strcmp(name, "RSYNC_HOST_ADDR") == 0)
+		return c->addr;
+	if (strcmp(name, "RSYNC_HOST_NAME") == 0)
+		return c->host;
+	if (strcmp(name, "RSYNC_USER_NAME") == 0)
+		return c->user;
+	return NULL;
+}
+
+static int expand(struct modvars *v, char **field, struct conn_vars *c)
+{
+	char *buf;
+
+	if (*field == NULL || strchr(*field, '%') == NULL)
+		return 0;
+	if (v->nowned == (int)(sizeof(v->owned) / sizeof(v->owned[0])) || (buf = malloc(MODVARS_VALUE_MAX)) == NULL)
+		return -1;
+	v->owned[v->nowned++] = buf;
+	if (cfgvars_expand(*field, buf, MODVARS_VALUE_MAX, lookup, c) < 0)
+		return -1;
+	*field = buf;
+	return 0;
+}
+
+static int climbs(const char *path)
+{
+	size_t n = strlen(path);
+
+	return strstr(path, "/../") != NULL || (n >= 3 && strcmp(path + n - 3, "/..") == 0);
+}
+
+int modvars_expand(struct modvars *v, const struct cfg_module *in, const char *host, const char *addr,
+		   const char *user)
+{
+	struct conn_vars c = { in->name, NULL, addr, host, user };
+	struct cfg_module *m = &v->m;
+	/* The path first: the others may name it. */
+	char **fields[] = { &m->path, &m->uid, &m->gid, &m->refuse_options, &m->outgoing_chmod,
+			    &m->charset, &m->dont_compress, &m->filt[CFG_F_FILTER],
+			    &m->filt[CFG_F_INCLUDE], &m->filt[CFG_F_EXCLUDE] };
+
+	memset(v, 0, sizeof(*v));
+	*m = *in;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (expand(v, fields[i], &c) < 0) {
+			log_msg(PR_LOG_ERR, "module %s: a value is longer than %d bytes once %%VAR%% "
+				"references are expanded, or memory is short", in->name, MODVARS_VALUE_MAX);
+			return -1;
+		}
+		c.path = m->path;
+	}
+	/* The client's name comes from its own DNS: a path built from it
+	 * must not climb out of where the administrator put it. */
+	if (m->path != in->path && climbs(m->path)) {
+		log_msg(PR_LOG_ERR, "module %s: path %s has a '..' once expanded: refused", in->name, m->path);
+		return -1;
+	}
+	return 0;
+}

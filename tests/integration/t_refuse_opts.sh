@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# "refuse options" and every other refusal, against rsync --daemon with
+# the same configuration: option names, letters, aliases, wildcards, "!"
+# exceptions, what options imply (-a's parts, -z by a level, --delete by
+# --remove-source-files, --inplace by --append), and the options rsyncd
+# refuses in every module.
+#
+# A refusal must print rsyncd's text.  rsyncd's client then reads a reset
+# and exits 10; prsyncd ends the session cleanly with the exit code rsyncd
+# itself ends with for a refused option (4), and its client must not see
+# "Connection reset by peer".  An accepted option must transfer the same
+# tree with the same exit code as rsyncd.
+. "$(dirname "$0")/../lib.sh"
+TREECMP="python3 $TOP/tests/tools/treecmp.py"
+
+chmod 755 "$TMP"
+src=$TMP/src
+mkdir -p "$src/sub/deep"
+echo one > "$src/a.txt"; echo two > "$src/sub/b.c"; echo three > "$src/sub/deep/c"
+ln -s a.txt "$src/link"
+conf=$TMP/r.conf
+{
+	echo "use chroot = no"
+	echo "uid = root"
+	echo "gid = root"
+	mod() { printf '[%s]\n\tpath = %s\n\trefuse options = %s\n' "$1" "$src" "$2"; }
+	printf '[plain]\n\tpath = %s\n' "$src"
+	mod pub "n c delete *links !safe-links zl"
+	mod alias "no-perms del log-format s"
+	mod archive "archive"
+	# (the test client always sends --timeout)
+	mod star "* !a !v !r !l !p !t !g !o !D !e !server !sender !timeout"
+	mod letterD "D"
+	mod zz "z"
+	mod delb "delete-before delete-during"
+	mod inpl "inplace"
+	mod rsf "delete"
+	mod noiconv "no-iconv"
+	mod bogus "bogus-thing c"
+	mod wild "delete-* [cn]"
+} > "$conf"
+pp=$(free_port); rp=$(free_port)
+start_prsyncd "$conf" "$pp" "$TMP/p.log" || fail "prsyncd did not start"
+start_rsyncd "$conf" "$rp" || fail "rsyncd did not start"
+
+refusal_lines() { grep -E '^rsync: (The server is configured to refuse|on remote machine: )' <<<"$1" | LC_ALL=C sort; }
+
+# case NAME MODULE ARGS...: both daemons, the same client
+case_() {
+	local name=$1 mod=$2; shift 2
+	local rr=0 pr=0 ro po rt pt
+	rm -rf "$TMP/r_$name" "$TMP/p_$name"
+	ro=$(rsync_client "$@" "rsync://127.0.0.1:$rp/$mod/" "$TMP/r_$name" 2>&1) || rr=$?
+	po=$(rsync_client "$@" "rsync://127.0.0.1:$pp/$mod/" "$TMP/p_$name" 2>&1) || pr=$?
+	rt=$(refusal_lines "$ro"); pt=$(refusal_lines "$po")
+	if [ -n "$rt" ]; then
+		if [ "$rt" = "$pt" ] && [ "$pr" = 4 ] && ! grep -q 'reset by peer' <<<"$po"; then
+			pass "$name: refused as rsyncd refuses it: '$rt' (rsyncd exit $rr, prsyncd exit 4, no reset)"
+		else
+			fail "$name [$mod $*]: rsyncd=$rr prsyncd=$pr"
+			echo "    rsyncd:  $rt"; echo "$po" | sed 's/^/    prsyncd: /' | head -5
+		fi
+		return
+	fi
+	if [ "$rr" = "$pr" ] && [ -z "$pt" ] &&
+	   { [ "$rr" != 0 ] || [ ! -e "$TMP/r_$name" ] ||
+	     $TREECMP "$TMP/r_$name" "$TMP/p_$name" --no-root-attrs --no-times --no-perms --no-owner >/dev/null 2>&1; }; then
+		pass "$name: accepted by both (exit $pr)"
+	else
+		fail "$name [$mod $*]: rsyncd=$rr prsyncd=$pr"
+		echo "$po" | sed 's/^/    prsyncd: /' | head -5
+	fi
+}
+
+# rsyncd's own examples of refusals, at three protocols
+for p in 27 30 32; do
+	case_ "n-p$p" pub -a -n --protocol=$p
+done
+case_ n-r pub -r -n
+case_ c pub -r -c
+case_ delete-pull pub -r --delete          # a pull sends no --delete: accepted
+case_ delete-sent pub -r -M--delete
+case_ wildcard-links pub -a
+case_ wildcard-L pub -r -L
+case_ exception-safe-links pub -r --safe-links
+case_ zl pub -r -M--zl=1
+case_ z-accepted pub -r -z
+# aliases: a plain word reaches the other spellings of the same setting
+case_ alias-no-p alias -r -M--no-p
+case_ alias-delete-during alias -r -M--delete-during
+case_ alias-out-format alias -r -M--out-format=%n
+case_ alias-protect-args alias -r -M--protect-args
+case_ alias-perms-ok alias -rp
+# "archive" means the letters -a sets
+case_ archive-r archive -r
+case_ archive-d archive -d
+# everything but what -a needs: '*' and '!' exceptions
+case_ star-a star -a
+case_ star-c star -a -c
+case_ star-n star -a -n                   # -n is never matched by a wildcard
+case_ star-no-times star -a -M--no-times
+case_ wild-delete-after wild -r -M--delete-after
+case_ wild-n wild -r -n
+case_ wild-c wild -r -c
+# letter-only options print as rsyncd prints them
+case_ letter-D letterD -a
+# implied refusals
+case_ implied-z zz -r -z
+case_ implied-zl zz -r --zl=1
+case_ implied-zc zz -r --compress-choice=zlib
+case_ implied-zc-none zz -r --compress-choice=none
+case_ implied-delete-before delb -r -M--delete
+case_ implied-delete-after delb -r -M--delete-after
+case_ implied-inplace inpl -r --append
+case_ implied-rsf rsf -r --remove-source-files
+case_ no-iconv noiconv -r
+case_ bogus-word bogus -r
+grep -q 'No match for refuse-options string "bogus-thing"' "$TMP/p.log" &&
+	pass "a word that names no option is logged as rsyncd logs it" || fail "no 'No match' log line"
+
+# What rsyncd refuses in every module, and options that do not exist.
+case_ always-bogus plain -r -M--bogus
+case_ always-copy-devices plain -r -M--copy-devices
+case_ always-log-file plain -r -M--log-file=/tmp/x
+case_ always-iconv plain -r --iconv=UTF-8,ISO-8859-1
+case_ always-crtimes plain -r -M-N
+# --remove-source-files on a read-only module: rsyncd's error after the
+# setup, exit 1 on both
+rr=0; pr=0
+rsync_client -r --remove-source-files "rsync://127.0.0.1:$rp/plain/" "$TMP/r_rm" >/dev/null 2>&1 || rr=$?
+out=$(rsync_client -r --remove-source-files "rsync://127.0.0.1:$pp/plain/" "$TMP/p_rm" 2>&1) || pr=$?
+[ "$rr" = 1 ] && [ "$pr" = 1 ] && grep -q '^ERROR: --remove-source-files cannot be used with a read-only module' <<<"$out" &&
+	pass "--remove-source-files: rsyncd's error, exit 1" || fail "--remove-source-files: rsyncd=$rr prsyncd=$pr $out"
+
+# What this prsyncd does not implement yet (rsyncd serves them): refused
+# in rsyncd's words, and cleanly.
+own() { # own NAME TEXT ARGS...
+	local name=$1 text=$2 pr=0 out; shift 2
+	out=$(rsync_client "$@" "rsync://127.0.0.1:$pp/plain/" "$TMP/p_$name" 2>&1) || pr=$?
+	if [ "$pr" = 4 ] && grep -qxF -- "rsync: The server is configured to refuse $text" <<<"$out" &&
+	   ! grep -q 'reset by peer' <<<"$out"; then
+		pass "$name: refused cleanly: '$text', exit 4"
+	else
+		fail "$name: exit $pr: $out"
+	fi
+}
+own acls "--acls (-A)" -rA
+own xattrs "--xattrs (-X)" -rX
+own copy-links "--copy-links (-L)" -rL
+own copy-dirlinks "--copy-dirlinks (-k)" -rk
+own copy-unsafe-links "--copy-unsafe-links" -r --copy-unsafe-links
+own files-from "--files-from" -r -M--files-from=list
+grep -q 'killed' "$TMP/p.log" && fail "a worker was killed" || pass "no worker killed"
+finish
