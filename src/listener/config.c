@@ -33,6 +33,7 @@
  *    which also lets a module cancel a global default ("gid =").
  */
 #include "config.h"
+#include "hostlist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +54,8 @@ enum scope {
 	S_GLOBAL, /* daemon-wide; stock ignores it inside a module, we fail */
 	S_MODULE, /* per module; in the global section it sets a default */
 	S_DAEMON, /* per module in rsyncd, only the global value is honoured */
+	S_BOTH,   /* per module; the global section's value is also kept as the
+		   * session's own before selection (.goff) */
 };
 
 enum kind {
@@ -71,7 +74,8 @@ struct param {
 	const char *name; /* spelled as in rsyncd.conf(5), used in messages */
 	enum scope scope;
 	enum kind kind;
-	size_t off; /* in struct cfg, or struct cfg_module for S_MODULE */
+	size_t off; /* in struct cfg, or struct cfg_module for S_MODULE and S_BOTH */
+	size_t goff; /* S_BOTH: in struct cfg */
 	int lo, hi; /* K_INT range */
 	/* Extra validation, may normalise the value in place; returns the
 	 * reason it is wrong, or NULL. */
@@ -84,6 +88,9 @@ static const char *check_absolute(char *val);
 static const char *check_nonempty(char *val);
 static const char *check_facility(char *val);
 static const char *check_dont_compress(char *val);
+static const char *check_hosts(char *val);
+static const char *check_tag(char *val);
+static const char *check_log_format(char *val);
 
 #define G(field) offsetof(struct cfg, field)
 #define M(field) offsetof(struct cfg_module, field)
@@ -97,9 +104,15 @@ static const struct param params[] = {
 	{ "address", S_GLOBAL, .kind = K_OPTSTR, .off = G(address) },
 	{ "pid file", S_GLOBAL, .kind = K_OPTSTR, .off = G(pid_file) },
 	{ "motd file", S_GLOBAL, .kind = K_OPTSTR, .off = G(motd_file) },
-	{ "log file", S_DAEMON, .kind = K_OPTSTR, .off = G(log_file) },
-	{ "syslog facility", S_DAEMON, .kind = K_STR,
-	  .off = G(syslog_facility), .check = check_facility },
+	{ "log file", S_BOTH, .kind = K_OPTSTR, .off = M(log_file), .goff = G(log_file) },
+	{ "syslog facility", S_BOTH, .kind = K_STR, .off = M(syslog_facility),
+	  .goff = G(syslog_facility), .check = check_facility },
+	{ "syslog tag", S_BOTH, .kind = K_STR, .off = M(syslog_tag),
+	  .goff = G(syslog_tag), .check = check_tag },
+	/* Read by the session monitor before the worker exists (proxy.c). */
+	{ "proxy protocol", S_GLOBAL, .kind = K_BOOL, .off = G(proxy_protocol) },
+	{ "proxy protocol hosts", S_GLOBAL, .kind = K_OPTSTR,
+	  .off = G(proxy_protocol_hosts), .check = check_hosts },
 	{ "reverse lookup", S_DAEMON, .kind = K_BOOL,
 	  .off = G(reverse_lookup) },
 	/* Global, prsyncd's own. */
@@ -117,8 +130,6 @@ static const struct param params[] = {
 	{ "daemon chroot", S_GLOBAL, .kind = K_IGNORED },
 	{ "daemon uid", S_GLOBAL, .kind = K_IGNORED },
 	{ "daemon gid", S_GLOBAL, .kind = K_IGNORED },
-	{ "proxy protocol", S_GLOBAL, .kind = K_IGNORED },
-	{ "proxy protocol hosts", S_GLOBAL, .kind = K_IGNORED },
 
 	/* Module, implemented. */
 	{ "path", S_MODULE, .kind = K_STR, .off = M(path),
@@ -158,7 +169,6 @@ static const struct param params[] = {
 	{ "max connections", S_MODULE, .kind = K_INT, .off = M(max_connections),
 	  .lo = -1000000, .hi = 1000000 },
 	{ "lock file", S_MODULE, .kind = K_OPTSTR, .off = M(lock_file) },
-	{ "syslog tag", S_MODULE, .kind = K_IGNORED },
 	{ "forward lookup", S_MODULE, .kind = K_IGNORED },
 	{ "numeric ids", S_MODULE, .kind = K_BOOL, .off = M(numeric_ids) },
 	{ "munge symlinks", S_MODULE, .kind = K_IGNORED },
@@ -173,8 +183,10 @@ static const struct param params[] = {
 	{ "strict modes", S_MODULE, .kind = K_IGNORED },
 	{ "ignore errors", S_MODULE, .kind = K_IGNORED },
 	{ "ignore nonreadable", S_MODULE, .kind = K_IGNORED },
-	{ "transfer logging", S_MODULE, .kind = K_IGNORED },
-	{ "log format", S_MODULE, .kind = K_IGNORED },
+	/* Formatted by the session monitor from the worker's records (xferlog.c). */
+	{ "transfer logging", S_MODULE, .kind = K_BOOL, .off = M(transfer_logging) },
+	{ "log format", S_MODULE, .kind = K_STR, .off = M(log_format),
+	  .check = check_log_format },
 	{ "timeout", S_MODULE, .kind = K_IGNORED },
 	{ "refuse options", S_MODULE, .kind = K_IGNORED },
 	{ "dont compress", S_MODULE, .kind = K_STR, .off = M(dont_compress),
@@ -246,6 +258,25 @@ static int warn_once(struct parser *p, const struct param *e,
 	grown[p->cfg->nwarnings++] = msg;
 	p->cfg->warnings = grown;
 	p->warned[i] = 1;
+	return 0;
+}
+
+/* rsyncd's own words, so the operator finds them in its documentation. */
+#define PROXY_NO_HOSTS "\"proxy protocol = true\" but \"proxy protocol hosts\" is unset: " \
+	"all connections will be rejected as untrusted proxy peers.  Set \"proxy protocol hosts\" " \
+	"to your trusted proxy's address."
+
+static int add_warning(struct parser *p, const char *text)
+{
+	char *msg = strdup(text), **grown;
+
+	grown = msg ? realloc(p->cfg->warnings, (p->cfg->nwarnings + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(msg);
+		return fail(p, "out of memory");
+	}
+	grown[p->cfg->nwarnings++] = msg;
+	p->cfg->warnings = grown;
 	return 0;
 }
 
@@ -336,6 +367,30 @@ static const char *check_dont_compress(char *val)
 static const char *check_nonempty(char *val)
 {
 	return val[0] ? NULL : "must not be empty";
+}
+
+/* Numeric tokens only: rsyncd matches "proxy protocol hosts" against the
+ * peer's address before any name lookup, so a host name never matches. */
+static const char *check_hosts(char *val)
+{
+	static char why[160];
+
+	return hostlist_check(val, why, sizeof why) < 0 ? why : NULL;
+}
+
+/* The tag goes into every syslog record's header. */
+static const char *check_tag(char *val)
+{
+	for (const unsigned char *c = (const unsigned char *)val; *c; c++)
+		if (*c <= ' ' || *c == 0x7f || *c == ':' || *c == '[')
+			return "must not contain blanks, control characters, ':' or '['";
+	return val[0] && strlen(val) <= CFG_TAG_MAX ? NULL : "must be 1 to 64 bytes";
+}
+
+/* Bounds the work and the line of each transfer record (xferlog.c). */
+static const char *check_log_format(char *val)
+{
+	return strlen(val) <= CFG_LOG_FORMAT_MAX ? NULL : "is too long (512 bytes at most)";
 }
 
 static const char *check_facility(char *val)
@@ -590,7 +645,15 @@ static int do_param(struct parser *p, char *key, char *val)
 
 	if (!e)
 		return fail(p, "unknown parameter '%.80s'", key);
-	if (e->scope == S_MODULE)
+	if (e->scope == S_BOTH && !p->cur) {
+		/* The global value, then the default of the modules that follow. */
+		struct param g = *e;
+
+		g.off = e->goff;
+		if (apply(p, &g, p->cfg, val))
+			return -1;
+		base = &p->defaults;
+	} else if (e->scope == S_MODULE || e->scope == S_BOTH)
 		base = p->cur ? (void *)p->cur : (void *)&p->defaults;
 	else if (!p->cur)
 		base = p->cfg;
@@ -730,9 +793,13 @@ static int set_defaults(struct cfg *c, struct cfg_module *d)
 	c->worker_user = strdup("nobody");
 	c->worker_chroot = strdup("/run/prsyncd/empty");
 	c->syslog_facility = strdup("daemon");
+	c->syslog_tag = strdup("prsyncd");
 	d->comment = strdup("");
-	return c->worker_user && c->worker_chroot && c->syslog_facility &&
-	       d->comment ? 0 : -1;
+	d->log_format = strdup("%o %h [%a] %m (%u) %f %l");
+	d->syslog_facility = strdup("daemon");
+	d->syslog_tag = strdup("prsyncd");
+	return c->worker_user && c->worker_chroot && c->syslog_facility && c->syslog_tag &&
+	       d->comment && d->log_format && d->syslog_facility && d->syslog_tag ? 0 : -1;
 }
 
 /* Split into physical lines and join continuations into logical ones. */
@@ -813,6 +880,8 @@ int cfg_parse(const char *name, const char *text, size_t len, struct cfg *out,
 		rc = fail_at(&p, 0, "no text");
 	else
 		rc = len ? parse_lines(&p, text, len) : 0;
+	if (rc == 0 && c.proxy_protocol && !c.proxy_protocol_hosts)
+		rc = add_warning(&p, PROXY_NO_HOSTS);
 	module_free(&p.defaults);
 	if (rc) {
 		cfg_free(&c);

@@ -56,13 +56,13 @@ int main(int argc, char **argv)
 		log_use_fd(PR_FD_LOG);
 	if (cfgsnap_open(PR_FD_CFG, &cfg, err, sizeof(err)) < 0) {
 		if (!log_fd)
-			(void)log_use_syslog("daemon");
+			(void)log_use_syslog("daemon", NULL);
 		log_msg(PR_LOG_ERR, "%s", err);
 		(void)!write(PR_FD_CLIENT, "@ERROR: daemon configuration error\n", 35);
 		return 1;
 	}
 	close(PR_FD_CFG); /* the mapping stays */
 	if (!log_fd)
-		(void)log_use_syslog(cfg.syslog_facility);
+		(void)log_use_syslog(cfg.syslog_facility, cfg.syslog_tag);
 	return session_main(&so);
 }

@@ -41,6 +41,7 @@
 #include "lchan.h"
 #include "log.h"
 #include "policies.h"
+#include "proxy.h"
 #include "session.h"
 #include "sigsys.h"
 
@@ -287,22 +288,25 @@ static int dispatch(struct session *s, const struct pr_msg *m)
 	return -1;
 }
 
-static void peer_names(struct session *s, int fd, int reverse)
+/* The client's address (the socket's peer, or a PROXY header's) as text,
+ * and its name when reverse lookup is on; set once, before any check. */
+static void peer_names(struct session *s, const struct sockaddr *sa, socklen_t len, int reverse)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
+	int rc;
 
 	snprintf(s->addr, sizeof(s->addr), "UNKNOWN");
 	snprintf(s->host, sizeof(s->host), reverse ? "UNKNOWN" : "UNDETERMINED");
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)
+	if (len == 0)
 		return;
-	if (getnameinfo((struct sockaddr *)&ss, len, s->addr, sizeof(s->addr), NULL, 0, NI_NUMERICHOST) != 0)
+	if (getnameinfo(sa, len, s->addr, sizeof(s->addr), NULL, 0, NI_NUMERICHOST) != 0)
 		snprintf(s->addr, sizeof(s->addr), "UNKNOWN");
 	/* IPv4 clients of a dual-stack socket appear as ::ffff:a.b.c.d. */
 	if (strncmp(s->addr, "::ffff:", 7) == 0 && strchr(s->addr, '.') != NULL)
 		memmove(s->addr, s->addr + 7, strlen(s->addr + 7) + 1);
-	if (reverse && getnameinfo((struct sockaddr *)&ss, len, s->host, sizeof(s->host), NULL, 0, NI_NAMEREQD) != 0)
+	if (reverse && (rc = getnameinfo(sa, len, s->host, sizeof(s->host), NULL, 0, NI_NAMEREQD)) != 0) {
 		snprintf(s->host, sizeof(s->host), "UNKNOWN");
+		log_msg(PR_LOG_INFO, "name lookup failed for %s: %s", s->addr, gai_strerror(rc));
+	}
 }
 
 /* The worker binary: next to our own executable, else the libexec path. */
@@ -560,18 +564,22 @@ int session_main(const struct session_opts *o)
 	struct sockaddr_storage peer;
 	socklen_t peerlen = sizeof(peer);
 	struct pr_msg init;
-	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc;
+	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc, proxied = 0;
 
 	if (s == NULL)
 		return 1;
 	s->state = ST_STARTING;
 	s->cfg = *o->cfg;
 	lchan_init(&s->lsn, o->listener_fd);
-	peer_names(s, PR_FD_CLIENT, s->cfg.reverse_lookup);
-	log_msg(PR_LOG_INFO, "connect from %s (%s)", s->host, s->addr);
 	if (getpeername(PR_FD_CLIENT, (struct sockaddr *)&peer, &peerlen) < 0)
 		peerlen = 0;
-	if (claim_host(s, peerlen ? (struct sockaddr *)&peer : NULL, peerlen, 0) < 0)
+	/* Under "proxy protocol" the header's address replaces the peer's,
+	 * here, once, before any check or log line uses it (proxy.c). */
+	if (s->cfg.proxy_protocol && proxy_start(&s->cfg, PR_FD_CLIENT, &peer, &peerlen, &proxied) < 0)
+		return 1;
+	peer_names(s, (struct sockaddr *)&peer, peerlen, s->cfg.reverse_lookup);
+	log_msg(PR_LOG_INFO, "connect from %s (%s)", s->host, s->addr);
+	if (claim_host(s, peerlen ? (struct sockaddr *)&peer : NULL, peerlen, proxied) < 0)
 		return 1;
 
 	if (emptydir_check(s->cfg.worker_chroot, geteuid(), 0, err, sizeof(err)) < 0 ||

@@ -17,6 +17,8 @@
 #define CFG_ERR_MAX 512
 
 #define CFG_DONT_COMPRESS_MAX 1024 /* with its NUL; fits struct pr_str_text */
+#define CFG_TAG_MAX 64             /* syslog tag, before %VAR% expansion */
+#define CFG_LOG_FORMAT_MAX 512     /* "log format" */
 
 /*
  * Every field of a module and of the global section, listed once.  The
@@ -42,6 +44,11 @@
 			     * contents, read at load), NULL = unset */                 \
 	INT(max_connections) /* 0 = unlimited, < 0 = always full (as rsyncd) */        \
 	STR(lock_file)     /* accepted, unused: the listener counts connections */     \
+	INT(transfer_logging) /* default 0: one log line per file sent (log format) */ \
+	STR(log_format)    /* default "%o %h [%a] %m (%u) %f %l" */                    \
+	STR(log_file)      /* the global value unless set here; NULL = syslog */       \
+	STR(syslog_facility) /* likewise; used when logging to syslog */              \
+	STR(syslog_tag)    /* likewise; %RSYNC_*% expanded at selection (modlog.c) */  \
 	INT(line)          /* line of the section header, for messages */
 
 #define CFG_GLOBAL_FIELDS(STR, INT, STRV)                                              \
@@ -54,8 +61,11 @@
 	STR(worker_chroot)     /* default "/run/prsyncd/empty" */                       \
 	INT(handshake_timeout) /* seconds, default 30, range 1..3600 */                 \
 	STR(syslog_facility)   /* default "daemon" */                                   \
+	STR(syslog_tag)        /* default "prsyncd" */                                  \
 	INT(reverse_lookup)    /* default 1 */                                          \
-	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */
+	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */ \
+	INT(proxy_protocol)    /* default 0: 1 = every connection starts with a PROXY header */ \
+	STR(proxy_protocol_hosts) /* peers trusted to send one (hostlist.h); NULL = none */
 
 #define CFG_DECL_STR(f) char *f;
 #define CFG_DECL_INT(f) int f;

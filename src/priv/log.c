@@ -47,14 +47,18 @@ static const struct { const char *name; int fac; } facilities[] = {
  */
 static int syslog_fd = -1;
 static int syslog_fac = LOG_DAEMON;
+static char syslog_tag[LOG_TAG_MAX] = "prsyncd";
 
-int log_use_syslog(const char *facility)
+int log_use_syslog(const char *facility, const char *tag)
 {
 	for (size_t i = 0; i < sizeof(facilities) / sizeof(facilities[0]); i++) {
 		if (strcasecmp(facility, facilities[i].name) == 0) {
 			struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
+			if (syslog_fd >= 0)
+				close(syslog_fd);
 			syslog_fac = facilities[i].fac;
+			snprintf(syslog_tag, sizeof(syslog_tag), "%s", tag && tag[0] ? tag : "prsyncd");
 			sink = SINK_SYSLOG;
 			snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", _PATH_LOG);
 			syslog_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -98,7 +102,8 @@ static int syslog_prio(enum pr_log_level l)
 
 void log_msg(enum pr_log_level level, const char *fmt, ...)
 {
-	char text[2048], line[2200], stamp[32];
+	/* A transfer line holds two paths of up to 4095 bytes. */
+	char text[10240], line[10240 + LOG_TAG_MAX + 64], stamp[32];
 	struct tm tm;
 	time_t now = time(NULL);
 	va_list ap;
@@ -110,8 +115,8 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
 	localtime_r(&now, &tm);
 	if (sink == SINK_SYSLOG) {
 		strftime(stamp, sizeof(stamp), "%b %e %H:%M:%S", &tm);
-		n = snprintf(line, sizeof(line), "<%d>%s prsyncd[%d]: %s", syslog_fac | syslog_prio(level),
-			     stamp, (int)getpid(), text);
+		n = snprintf(line, sizeof(line), "<%d>%s %s[%d]: %s", syslog_fac | syslog_prio(level),
+			     stamp, syslog_tag, (int)getpid(), text);
 		if (syslog_fd >= 0 && n > 0)
 			(void)send(syslog_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1,
 				   MSG_NOSIGNAL | MSG_DONTWAIT);
