@@ -40,10 +40,12 @@
 #include "ipc.h"
 #include "lchan.h"
 #include "log.h"
+#include "modlog.h"
 #include "policies.h"
 #include "proxy.h"
 #include "session.h"
 #include "sigsys.h"
+#include "xferlog.h"
 
 /* Session states; a request names the states in which it is permitted. */
 enum {
@@ -66,6 +68,7 @@ struct session {
 	int exit_code;
 	const struct cfg_module *module;
 	struct fsreq fs;
+	struct xferlog xl; /* the transfer log (xferlog.c), from selection on */
 	char host[NI_MAXHOST];
 	char addr[NI_MAXHOST];
 };
@@ -85,6 +88,8 @@ static int h_log(struct session *s, const struct pr_msg *m);
 static int h_modlist(struct session *s, const struct pr_msg *m);
 static int h_select(struct session *s, const struct pr_msg *m);
 static int h_exit(struct session *s, const struct pr_msg *m);
+static int h_start(struct session *s, const struct pr_msg *m);
+static int h_xfer(struct session *s, const struct pr_msg *m);
 
 static const struct request requests[] = {
 	{ PR_W_READY,    ST_STARTING,                           h_ready, NULL },
@@ -98,6 +103,8 @@ static const struct request requests[] = {
 	{ PR_W_CLOSE,    ST_MODULE,                             NULL, fs_close },
 	{ PR_W_READLINK, ST_MODULE,                             NULL, fs_readlink },
 	{ PR_W_IDNAME,   ST_MODULE,                             NULL, fs_idname },
+	{ PR_W_START,    ST_MODULE,                             h_start, NULL },
+	{ PR_W_XFER,     ST_MODULE,                             h_xfer, NULL },
 };
 
 static int64_t now_ms(void)
@@ -235,6 +242,7 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		pr_str_set_text_trunc(&out.u.select.error, text);
 		return send_msg(s, &out, -1);
 	}
+	log_msg(PR_LOG_INFO, "rsync allowed access on module %s from %s (%s)", mod->name, s->host, s->addr);
 	if (claim_slot(s, mod, text, sizeof(text)) < 0) {
 		s->state = ST_LISTED; /* no second attempt */
 		out.u.select.status = PR_SELECT_ERROR;
@@ -247,11 +255,13 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		pr_str_set_text_trunc(&out.u.select.error, "@ERROR: chdir failed");
 		return send_msg(s, &out, -1);
 	}
+	/* The module's log destination is opened outside its chroot. */
+	modlog_select(&s->cfg, mod, s->host, s->addr, "");
+	xferlog_init(&s->xl, mod, s->host, s->addr, "");
 	if (confine(s) < 0)
 		return -1;
 	s->module = mod;
 	s->state = ST_MODULE;
-	log_msg(PR_LOG_INFO, "rsync allowed access on module %s from %s (%s)", mod->name, s->host, s->addr);
 	out.u.select.status = PR_SELECT_OK;
 	out.u.select.read_only = 1;
 	/* rsyncd sends no user/group names from chroot modules by default */
@@ -262,6 +272,18 @@ static int h_select(struct session *s, const struct pr_msg *m)
 	    pr_str_set_text(&out.u.select.dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0)
 		return -1;
 	return send_msg(s, &out, -1);
+}
+
+static int h_start(struct session *s, const struct pr_msg *m)
+{
+	struct pr_msg out;
+
+	return xferlog_start(&s->xl, &m->u.start, &out) < 0 ? -1 : send_msg(s, &out, -1);
+}
+
+static int h_xfer(struct session *s, const struct pr_msg *m)
+{
+	return xferlog_file(&s->xl, &m->u.xfer);
 }
 
 static int h_exit(struct session *s, const struct pr_msg *m)

@@ -26,6 +26,11 @@ void log_use_fd(int fd)
 	log_fd = fd;
 }
 
+int log_to_syslog(void)
+{
+	return sink == SINK_SYSLOG;
+}
+
 void log_use_stderr(void)
 {
 	sink = SINK_STDERR;

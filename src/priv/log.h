@@ -11,6 +11,8 @@ void log_use_fd(int fd);
  * tag (NULL or "": "prsyncd"; cut at LOG_TAG_MAX - 1 bytes).  Replaces any
  * earlier syslog connection.  Returns -1 if the facility name is unknown. */
 int log_use_syslog(const char *facility, const char *tag);
+/* Whether lines go to syslog now. */
+int log_to_syslog(void);
 /* Log to stderr (before the daemon has decided, and for --check-config). */
 void log_use_stderr(void);
 

@@ -102,6 +102,7 @@ void io_write(struct io *io, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 
+	io->data_out += n;
 	if (!io->mux_out) {
 		put_all(io, p, n);
 		return;

@@ -51,6 +51,8 @@ struct sess {
 	int clevel;
 	int cpres_list;              /* name lists are exchanged */
 	struct ctok_enc *cenc;       /* made at the first file */
+	/* the transfer log (xferrec.c): records the monitor asked for */
+	int xlog_files, xlog_itemized;
 };
 
 /* Add a source argument "base/./name" (name NULL: base alone). */
