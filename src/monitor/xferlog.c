@@ -52,16 +52,33 @@ void xferlog_init(struct xferlog *x, const struct cfg_module *mod, const char *h
 	x->user = user ? user : "";
 }
 
+/* rsyncd's escaping of the names it logs: a control byte but tab as
+ * "\#ooo", and a backslash that would read as such an escape as "\#134";
+ * other bytes (UTF-8 names) as they are.  A name cannot start a line. */
+static void escape(char *out, size_t cap, const char *in)
+{
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < cap; p++) {
+		if ((*p < 0x20 && *p != '\t') || (*p == '\\' && p[1] == '#' && p[2] >= '0' && p[2] <= '7' &&
+						  p[3] >= '0' && p[3] <= '7' && p[4] >= '0' && p[4] <= '7'))
+			o += (size_t)snprintf(out + o, cap - o, "\\#%03o", *p);
+		else
+			out[o++] = (char)*p;
+	}
+	out[o] = '\0';
+}
+
 int xferlog_start(struct xferlog *x, const struct pr_w_start *req, struct pr_msg *answer)
 {
-	char clean[PR_RELPATH_MAX * 4 + 1];
+	char clean[PR_RELPATH_MAX * 5 + 1];
 
 	if (x->started || x->mod == NULL) {
 		log_msg(PR_LOG_ERR, "worker sent a second transfer request; ending session");
 		return -1;
 	}
 	x->started = 1;
-	log_sanitize(clean, sizeof(clean), req->request.s);
+	escape(clean, sizeof(clean), req->request.s);
 	log_msg(PR_LOG_INFO, "rsync %s %s from %s%s%s (%s)", req->sender ? "on" : "to", clean, x->user,
 		x->user[0] ? "@" : "", x->host, x->addr);
 	x->files = x->mod->transfer_logging != 0;
@@ -74,14 +91,15 @@ int xferlog_start(struct xferlog *x, const struct pr_w_start *req, struct pr_msg
 
 int xferlog_file(struct xferlog *x, const struct pr_w_xfer *r)
 {
-	char line[8192];
+	char line[8192], clean[10240];
 
 	if (!x->files || (!x->itemized && !(r->iflags & ITEM_TRANSFER))) {
 		log_msg(PR_LOG_ERR, "worker sent a transfer record the monitor did not ask for; ending session");
 		return -1;
 	}
 	xferlog_format(line, sizeof(line), x->mod->log_format, x, r);
-	log_msg(PR_LOG_INFO, "%s", line);
+	escape(clean, sizeof(clean), line);
+	log_msg(PR_LOG_INFO, "%s", clean);
 	return 0;
 }
 

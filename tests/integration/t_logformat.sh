@@ -18,6 +18,9 @@ printf 'world\n' > "$mod/sub/b.txt"
 # than that is cut into chunks where each daemon finds fit
 head -c 30000 /dev/zero | tr '\0' 'z' > "$mod/sub/deep/big.bin"
 echo x > "$mod/sub/deep/c.txt"
+# names rsyncd escapes in its log (a control byte, a backslash that would
+# read as an escape) and ones it keeps (tab, UTF-8)
+touch "$mod/esc$(printf '\033')[2J" "$mod/tab$(printf '\t')x" "$mod/hash\\#123" "$mod/caf$(printf '\303\251')"
 ln -s a.txt "$mod/link"
 ln "$mod/a.txt" "$mod/hard"
 chmod 4755 "$mod/sub/b.txt"
