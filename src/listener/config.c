@@ -384,7 +384,7 @@ static const char *check_tag(char *val)
 	for (const unsigned char *c = (const unsigned char *)val; *c; c++)
 		if (*c <= ' ' || *c == 0x7f || *c == ':' || *c == '[')
 			return "must not contain blanks, control characters, ':' or '['";
-	return val[0] && strlen(val) <= CFG_TAG_MAX ? NULL : "must be 1 to 64 bytes";
+	return val[0] && strlen(val) <= CFG_TAG_MAX ? NULL : "must be 1 to 200 bytes";
 }
 
 /* Bounds the work and the line of each transfer record (xferlog.c). */

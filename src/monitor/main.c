@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -52,6 +53,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	(void)fcntl(PR_FD_LISTENER, F_SETFD, FD_CLOEXEC);
+	/* SIGHUP is the listener's (reload, reopen its log): one that reaches
+	 * a session, from "pkill -HUP prsyncd" or a hang-up of the process
+	 * group, must not cut its transfer.  The worker inherits it. */
+	signal(SIGHUP, SIG_IGN);
 	if (log_fd)
 		log_use_fd(PR_FD_LOG);
 	if (cfgsnap_open(PR_FD_CFG, &cfg, err, sizeof(err)) < 0) {

@@ -17,7 +17,7 @@
 #define CFG_ERR_MAX 512
 
 #define CFG_DONT_COMPRESS_MAX 1024 /* with its NUL; fits struct pr_str_text */
-#define CFG_TAG_MAX 64             /* syslog tag, before %VAR% expansion */
+#define CFG_TAG_MAX 200            /* syslog tag, before %VAR% expansion */
 #define CFG_LOG_FORMAT_MAX 512     /* "log format" */
 
 /*

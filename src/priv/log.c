@@ -64,6 +64,11 @@ int log_use_syslog(const char *facility, const char *tag)
 				close(syslog_fd);
 			syslog_fac = facilities[i].fac;
 			snprintf(syslog_tag, sizeof(syslog_tag), "%s", tag && tag[0] ? tag : "prsyncd");
+			/* an expanded tag (a module path, a host name) must not
+			 * break the record's header */
+			for (char *c = syslog_tag; *c; c++)
+				if ((unsigned char)*c <= ' ' || *c == ':' || *c == '[' || *c == 0x7f)
+					*c = '_';
 			sink = SINK_SYSLOG;
 			snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", _PATH_LOG);
 			syslog_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
