@@ -280,6 +280,28 @@ static int add_warning(struct parser *p, const char *text)
 	return 0;
 }
 
+/* Each session opens every module's own log file before its worker
+ * exists (modlog.h): a bounded number of them. */
+static int check_module_logs(struct parser *p, const struct cfg *c)
+{
+	size_t distinct = 0;
+
+	for (size_t i = 0; i < c->nmodules; i++) {
+		const char *f = c->modules[i].log_file;
+		size_t j;
+
+		if (f == NULL || (c->log_file && strcmp(f, c->log_file) == 0))
+			continue;
+		for (j = 0; j < i; j++)
+			if (c->modules[j].log_file && strcmp(c->modules[j].log_file, f) == 0)
+				break;
+		if (j == i && ++distinct > CFG_MODLOG_FILES_MAX)
+			return fail_at(p, c->modules[i].line, "module [%s]: more than %d distinct module 'log file's",
+				       c->modules[i].name, CFG_MODLOG_FILES_MAX);
+	}
+	return 0;
+}
+
 static int is_blank(char ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
@@ -882,6 +904,8 @@ int cfg_parse(const char *name, const char *text, size_t len, struct cfg *out,
 		rc = len ? parse_lines(&p, text, len) : 0;
 	if (rc == 0 && c.proxy_protocol && !c.proxy_protocol_hosts)
 		rc = add_warning(&p, PROXY_NO_HOSTS);
+	if (rc == 0)
+		rc = check_module_logs(&p, &c);
 	module_free(&p.defaults);
 	if (rc) {
 		cfg_free(&c);

@@ -58,25 +58,65 @@ static int differ(const char *a, const char *b)
 	return (a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0);
 }
 
-void modlog_select(const struct cfg *cfg, const struct cfg_module *mod, const char *host, const char *addr,
-		   const char *user)
+/* The module's own file, when it has one apart from the global log. */
+static const char *own_file(const struct cfg *cfg, const struct cfg_module *mod)
 {
-	char tag[LOG_TAG_MAX];
-	int fd;
+	return mod->log_file != NULL && differ(mod->log_file, cfg->log_file) ? mod->log_file : NULL;
+}
 
-	if (mod->log_file != NULL && differ(mod->log_file, cfg->log_file)) {
-		fd = modlog_open_file(mod->log_file);
+void modlog_prepare(struct modlog *ml, const struct cfg *cfg)
+{
+	int want_syslog = 0;
+
+	memset(ml, 0, sizeof(*ml));
+	for (size_t i = 0; i < cfg->nmodules; i++) {
+		const char *path = own_file(cfg, &cfg->modules[i]);
+		size_t j;
+
+		want_syslog |= cfg->modules[i].log_file == NULL && cfg->log_file != NULL;
+		if (path == NULL)
+			continue;
+		for (j = 0; j < ml->n && strcmp(ml->path[j], path) != 0; j++)
+			;
+		if (j < ml->n || ml->n == CFG_MODLOG_FILES_MAX) /* the loader bounds them */
+			continue;
+		ml->path[j] = path;
+		ml->fd[j] = modlog_open_file(path);
+		ml->err[j] = errno;
+		ml->n++;
+	}
+	if (want_syslog)
+		log_syslog_connect();
+}
+
+void modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_module *mod, const char *host,
+		   const char *addr, const char *user)
+{
+	const char *path = own_file(cfg, mod);
+	char tag[LOG_TAG_MAX];
+	int fd = -1, err = ENOENT;
+
+	for (size_t j = 0; j < ml->n; j++) {
+		if (path != NULL && fd < 0 && strcmp(ml->path[j], path) == 0) {
+			fd = ml->fd[j];
+			err = ml->err[j];
+		} else if (ml->fd[j] >= 0) {
+			close(ml->fd[j]);
+		}
+		ml->fd[j] = -1;
+	}
+	if (path != NULL) {
 		if (fd < 0) {
 			log_msg(PR_LOG_ERR, "module %s: cannot open log file %s: %s; logging where the session started",
-				mod->name, mod->log_file, strerror(errno));
+				mod->name, path, strerror(err));
 			return;
 		}
 		log_use_fd(fd);
 		return;
 	}
 	/* Syslog: after a global log file the module's "log file =" asks for
-	 * it; otherwise only another facility or tag reconnects (rsyncd
-	 * compares the tags as written, before expansion). */
+	 * it; otherwise only another facility or tag changes anything
+	 * (rsyncd compares the tags as written, before expansion). */
 	if (mod->log_file != NULL || (cfg->log_file == NULL && !log_to_syslog()) ||
 	    (cfg->log_file == NULL && !differ(mod->syslog_tag, cfg->syslog_tag) &&
 	     !differ(mod->syslog_facility, cfg->syslog_facility)))

@@ -69,6 +69,7 @@ struct session {
 	const struct cfg_module *module;
 	struct fsreq fs;
 	struct xferlog xl; /* the transfer log (xferlog.c), from selection on */
+	struct modlog ml;  /* module log destinations, ready before the worker */
 	char host[NI_MAXHOST];
 	char addr[NI_MAXHOST];
 };
@@ -255,8 +256,7 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		pr_str_set_text_trunc(&out.u.select.error, "@ERROR: chdir failed");
 		return send_msg(s, &out, -1);
 	}
-	/* The module's log destination is opened outside its chroot. */
-	modlog_select(&s->cfg, mod, s->host, s->addr, "");
+	modlog_select(&s->ml, &s->cfg, mod, s->host, s->addr, "");
 	xferlog_init(&s->xl, mod, s->host, s->addr, "");
 	if (confine(s) < 0)
 		return -1;
@@ -618,6 +618,7 @@ int session_main(const struct session_opts *o)
 	}
 	init.u.init.has_motd = motd_fd >= 0;
 	kmsg_fd = sigsys_watch_open();
+	modlog_prepare(&s->ml, &s->cfg);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		log_msg(PR_LOG_ERR, "socketpair: %s", strerror(errno));

@@ -19,6 +19,7 @@
 #define CFG_DONT_COMPRESS_MAX 1024 /* with its NUL; fits struct pr_str_text */
 #define CFG_TAG_MAX 200            /* syslog tag, before %VAR% expansion */
 #define CFG_LOG_FORMAT_MAX 512     /* "log format" */
+#define CFG_MODLOG_FILES_MAX 64    /* distinct module "log file"s (modlog.h) */
 
 /*
  * Every field of a module and of the global section, listed once.  The
