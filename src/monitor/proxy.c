@@ -55,6 +55,8 @@ int proxy_need(const uint8_t *buf, size_t have, const char **why)
 	}
 	if (memcmp(buf, "PROXY ", 6) != 0)
 		return bad(why, "no PROXY header");
+	if (have > PROXY_V1_MAX) /* the reader never gets here; proxy_parse()'s callers may */
+		return bad(why, "version 1 line longer than 107 bytes");
 	if (buf[have - 1] == '\n')
 		return buf[have - 2] == '\r' ? 0 : bad(why, "version 1 line not ended by CRLF");
 	return have < PROXY_V1_MAX ? 1 : bad(why, "version 1 line longer than 107 bytes");
@@ -102,7 +104,7 @@ static void set_addr(struct proxy_addr *out, int v6, const uint8_t *addr, uint16
 /* "PROXY TCP4|TCP6 SRC DST SPORT DPORT\r\n", single spaces, or "PROXY UNKNOWN...". */
 static int parse_v1(const uint8_t *buf, size_t len, struct proxy_addr *out, const char **why)
 {
-	char line[PROXY_V1_MAX + 1], *tok[6];
+	char line[PROXY_V1_MAX + 1], *tok[6] = { NULL };
 	uint8_t src[16], dst[16];
 	uint16_t sport, dport;
 	size_t n = len - 2, ntok = 0;
@@ -114,14 +116,13 @@ static int parse_v1(const uint8_t *buf, size_t len, struct proxy_addr *out, cons
 		return bad(why, "version 1 line with a NUL, CR or LF inside");
 	if (strncmp(line, "PROXY UNKNOWN", 13) == 0 && (line[13] == '\0' || line[13] == ' '))
 		return 0; /* the rest may be anything: the peer's own address is used */
-	for (char *p = line; ntok < 6; ) {
-		tok[ntok++] = p;
-		p = strchr(p, ' ');
-		if (p == NULL)
-			break;
-		*p++ = '\0';
+	for (char *p = line; p != NULL && ntok < 7; ntok++) {
+		if (ntok < 6)
+			tok[ntok] = p;
+		if ((p = strchr(p, ' ')) != NULL)
+			*p++ = '\0';
 	}
-	if (ntok != 6 || strchr(tok[5], ' ') != NULL)
+	if (ntok != 6)
 		return bad(why, "version 1 line is not PROXY, protocol, two addresses and two ports");
 	if (strcmp(tok[1], "TCP4") == 0)
 		v6 = 0;
