@@ -7,7 +7,7 @@
 # 27-32, -c, -H, --checksum-choice, an update, a dry run.  Only
 # prsyncd's own debug lines (protocol, literal data) are left out, and
 # the session summary's byte counts, which depend on how each daemon
-# encodes the file list.  The auth failure line waits for 'auth users'.
+# encodes the file list, and where in its source an error was raised.  The auth failure line waits for 'auth users'.
 . "$(dirname "$0")/../lib.sh"
 
 mod=$TMP/mod
@@ -76,7 +76,8 @@ norm() {
 		grep -Ev '^(protocol [0-9]+, compat flags|literal data|filter work)' |
 		sed -E 's/[0-9]{4}\/[0-9]{2}\/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}/TIME/g;
 			s/\[[0-9]{7}\]/[PID7]/g; s/\[[0-9]+ *\]/[PID]/g;
-			s/^sent [0-9]+ bytes  received [0-9]+ bytes  total size/sent N bytes  received N bytes  total size/'
+			s/^sent [0-9]+ bytes  received [0-9]+ bytes  total size/sent N bytes  received N bytes  total size/;
+			s/^(rsync error: .*\(code [0-9]+\)) at .*/\1/'
 }
 
 # lines LOG FROM PID UNTIL: what a session added after line FROM, once a
@@ -114,6 +115,7 @@ same "module listing" 'module-list request' - rsync://HOST/
 same "unknown module refused" 'unknown module' - -r rsync://HOST/nope/ "$TMP/dst/"
 same "max connections refused" 'max connections' - -r rsync://HOST/full/ "$TMP/dst/"
 same "transfer logging off" 'sent [0-9]+ bytes' - -a rsync://HOST/quiet/ "$TMP/dst/"
+same "a push refused" 'rsync error' - -a "$mod/" rsync://HOST/def/x/
 same "default format" 'sent [0-9]+ bytes' - -a rsync://HOST/def/ "$TMP/dst/"
 same "default format, unlisted module" 'sent [0-9]+ bytes' - -a rsync://HOST/hidden/sub "$TMP/dst/"
 same "format 1, protocol 32" 'sent [0-9]+ bytes' - -a rsync://HOST/f1/ "$TMP/dst/"
