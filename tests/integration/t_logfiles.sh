@@ -77,7 +77,7 @@ for m in nodir planted; do
 	before=$(wc -l < "$TMP/p.log")
 	rm -rf "$TMP/dst"; rsync_client -a "rsync://127.0.0.1:$pport/$m/" "$TMP/dst/" >/dev/null 2>&1; rc=$?
 	wait_log "$TMP/p.log" "on module $m.*|sent [0-9]+ bytes" || true
-	for i in $(seq 1 50); do tail -n +"$((before + 1))" "$TMP/p.log" | grep -q 'sent [0-9]* bytes' && break; sleep 0.1; done
+	for _ in $(seq 1 50); do tail -n +"$((before + 1))" "$TMP/p.log" | grep -q 'sent [0-9]* bytes' && break; sleep 0.1; done
 	new=$(tail -n +"$((before + 1))" "$TMP/p.log")
 	grep -q "module $m: cannot open log file .*; logging where the session started" <<<"$new" &&
 		grep -q "send localhost \[127.0.0.1\] $m () a.txt 6" <<<"$new" && [ $rc = 0 ] &&
@@ -116,7 +116,7 @@ T=$1 WHO=$2 PORT=$3 BIN=$4 SINK=$5
 mkdir -p "$T/ovl-$WHO/u" "$T/ovl-$WHO/w"
 mount -t overlay overlay -o "lowerdir=/dev,upperdir=$T/ovl-$WHO/u,workdir=$T/ovl-$WHO/w" /dev || exit 3
 python3 "$SINK" /dev/log "$T/sys-$WHO.log" --timeout 100 & S=$!
-for i in $(seq 1 100); do [ -S /dev/log ] && break; sleep 0.1; done
+for _ in $(seq 1 100); do [ -S /dev/log ] && break; sleep 0.1; done
 sed "s/WHO/$WHO/" "$T/sys.conf" > "$T/sys-$WHO.conf"
 if [ "$WHO" = p ]; then
 	"$BIN" --no-detach --config="$T/sys-$WHO.conf" --port="$PORT" --address=127.0.0.1 2>>"$T/stderr-$WHO" & D=$!
@@ -125,11 +125,11 @@ else
 fi
 echo "$D" > "$T/pid-$WHO"
 # no probe connection: it would be logged; both daemons log once listening
-for i in $(seq 1 100); do grep -q 'version .* starting' "$T/sys-$WHO.log" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 100); do grep -q 'version .* starting' "$T/sys-$WHO.log" 2>/dev/null && break; sleep 0.1; done
 for m in same retagged fac tag lf; do
 	rm -rf "$T/dst-$WHO"; timeout 60 rsync -a "rsync://127.0.0.1:$PORT/$m/" "$T/dst-$WHO/" >/dev/null 2>&1 </dev/null
 done
-for i in $(seq 1 100); do [ "$(grep -c 'sent [0-9]* bytes' "$T/sys-$WHO.log")" -ge 4 ] && break; sleep 0.1; done
+for _ in $(seq 1 100); do [ "$(grep -c 'sent [0-9]* bytes' "$T/sys-$WHO.log")" -ge 4 ] && break; sleep 0.1; done
 kill "$D"; wait "$D"
 kill "$S"; wait "$S"
 umount /dev

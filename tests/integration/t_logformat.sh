@@ -83,8 +83,7 @@ norm() {
 # lines LOG FROM PID UNTIL: what a session added after line FROM, once a
 # line matching UNTIL is there (bounded wait)
 lines() {
-	local i
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		tail -n +"$(($2 + 1))" "$1" 2>/dev/null | grep -Eq -- "$4" && break
 		sleep 0.1
 	done

@@ -30,12 +30,12 @@ chmod 0644 "$TMP/lr.conf"
 port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/logs/prsyncd.log" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
-for i in $(seq 1 50); do [ -s "$TMP/prsyncd.pid" ] && break; sleep 0.1; done
+for _ in $(seq 1 50); do [ -s "$TMP/prsyncd.pid" ] && break; sleep 0.1; done
 
 pulls() { # pulls: N pulls of each module, each one's last line waited for
-	local m i
+	local m
 	for m in pub own; do
-		for i in $(seq 1 "$N"); do
+		for _ in $(seq 1 "$N"); do
 			rm -rf "$TMP/dst"; rsync_client -a "rsync://127.0.0.1:$port/$m/" "$TMP/dst/" >/dev/null 2>&1 ||
 				fail "pull of $m failed"
 		done
@@ -49,7 +49,7 @@ pulls
 python3 "$HOLD" "$port" "$TMP/ready" "$TMP/go" --early '@RSYNCD: 32.0 md5\npub\n' \
 	--send '--server\0--sender\0-r\0.\0pub/\0\0' --timeout 20 > "$TMP/hold.out" &
 H=$!; PIDS+=("$H")
-for i in $(seq 1 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
+for _ in $(seq 1 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
 grep -q '@RSYNCD: OK' "$TMP/hold.out" 2>/dev/null || grep -q 'on module pub' "$TMP/logs/prsyncd.log" ||
 	fail "held session not selected"
 held=$(pgrep -P "$L" -f prsyncd-monitor | head -n 1)
@@ -69,7 +69,7 @@ touch "$TMP/go"
 wait "$H"
 wait_log "$TMP/logs/prsyncd.log.1" 'rsync on pub/ from' && pass "the held session logged after the rotation, into the file it started with" ||
 	fail "held session's request line missing"
-for i in $(seq 1 100); do [ "$(pgrep -P "$L" -f prsyncd-monitor | wc -l)" = 0 ] && break; sleep 0.1; done
+for _ in $(seq 1 100); do [ "$(pgrep -P "$L" -f prsyncd-monitor | wc -l)" = 0 ] && break; sleep 0.1; done
 
 count() { all "$TMP/logs/$1" "$TMP/logs/$1".* | grep -c -- "$2"; }
 # every session's lines once: connect, request, transfer lines, summary

@@ -53,8 +53,8 @@ both() {
 	[ "$a" = "$b" ] && pass "$name: the client gets what rsyncd sends ($(head -c 50 <<<"$a" | tr '\n' ' '))" ||
 		fail "$name: prsyncd sent '$a', rsyncd '$b'"
 	if [ -n "$want" ]; then
-		for i in $(seq 1 50); do tail -n +"$((pfrom + 1))" "$TMP/p.log" | grep -Eq -- "$want" && break; sleep 0.1; done
-		for i in $(seq 1 50); do tail -n +"$((rfrom + 1))" "$TMP/r.log" | grep -Eq -- "$want" && break; sleep 0.1; done
+		for _ in $(seq 1 50); do tail -n +"$((pfrom + 1))" "$TMP/p.log" | grep -Eq -- "$want" && break; sleep 0.1; done
+		for _ in $(seq 1 50); do tail -n +"$((rfrom + 1))" "$TMP/r.log" | grep -Eq -- "$want" && break; sleep 0.1; done
 		tail -n +"$((pfrom + 1))" "$TMP/p.log" | grep -Eq -- "$want" &&
 			tail -n +"$((rfrom + 1))" "$TMP/r.log" | grep -Eq -- "$want" &&
 			pass "$name: both log '$want'" || fail "$name: a log lacks '$want'"
@@ -66,7 +66,7 @@ mine() {
 	local name=$1 want=$2 out from; shift 2
 	from=$(wc -l < "$TMP/p.log")
 	out=$(rawclient "$pport" "$@" --timeout 6)
-	for i in $(seq 1 50); do tail -n +"$((from + 1))" "$TMP/p.log" | grep -Eq -- "$want" && break; sleep 0.1; done
+	for _ in $(seq 1 50); do tail -n +"$((from + 1))" "$TMP/p.log" | grep -Eq -- "$want" && break; sleep 0.1; done
 	[ -z "$out" ] && tail -n +"$((from + 1))" "$TMP/p.log" | grep -Eq -- "$want" &&
 		pass "$name: dropped, '$(tail -n +"$((from + 1))" "$TMP/p.log" | grep -Eo -- "$want" | head -n 1)'" ||
 		{ fail "$name: got '$out'"; tail -n +"$((from + 1))" "$TMP/p.log" | sed 's/^/    /'; }
@@ -253,7 +253,7 @@ done
 rm -f "$TMP/ready" "$TMP/go"
 python3 "$HOLD" "$fp4" "$TMP/ready" "$TMP/go" --src 127.0.0.4 --early "$GREET"'pub\n' --timeout 20 > "$TMP/hold.out" &
 H=$!; PIDS+=("$H")
-for i in $(seq 1 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
+for _ in $(seq 1 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
 rm -rf "$TMP/dst"
 out=$(rsync_client -a --address=127.0.0.4 "rsync://127.0.0.1:$fp4v2/pub/" "$TMP/dst/" 2>&1)
 grep -q 'max connections per host (1) reached' <<<"$out" && pass "HAProxy: a second session from 127.0.0.4 is refused by the per-host limit" ||
