@@ -51,6 +51,8 @@ int proxy_need(const uint8_t *buf, size_t have, const char **why)
 		len = (size_t)buf[14] << 8 | buf[15];
 		if (len > PROXY_V2_LEN_MAX)
 			return bad(why, "version 2 length over 512 bytes");
+		if (have > 16 + len) /* as below: only a caller of proxy_parse() */
+			return bad(why, "bytes after the version 2 header");
 		return have < 16 + len ? (int)(16 + len - have) : 0;
 	}
 	if (memcmp(buf, "PROXY ", 6) != 0)

@@ -245,6 +245,15 @@ static void test_v2(void)
 		buf[10] = 'X';
 		CHECK(feed(buf, n, &a, &why, &used) == -1 && used == 16);
 	}
+	/* a whole buffer given to proxy_parse must be exactly one header */
+	{
+		uint8_t buf[64];
+		size_t n = v2(buf, 0x21, 0x11, 12, body, 12);
+
+		buf[n] = '@';
+		CHECK(proxy_parse(buf, n + 1, &a, &why) == -1 && strstr(why, "after"));
+		CHECK(proxy_parse(buf, n, &a, &why) == 0);
+	}
 	/* truncated inside the fixed part and inside the body */
 	{
 		uint8_t buf[64];
