@@ -45,7 +45,7 @@ int cfg_is_blank(char ch);
 int cfg_defaults(struct cfg *c, struct cfg_module *d);  /* a fresh configuration */
 int cfg_param(struct parser *p, char *key, char *raw);  /* one "key = value" */
 int cfg_end_module(struct parser *p);                   /* the section is complete */
-int cfg_finish(struct cfg *c);                          /* after the last line */
+int cfg_finish(struct parser *p);                       /* after the last line */
 int cfg_module_copy(struct cfg_module *dst, const struct cfg_module *src);
 void cfg_module_free(struct cfg_module *m);
 

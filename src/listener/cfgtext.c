@@ -401,8 +401,8 @@ static int parse_all(const char *name, const char *text, size_t len, struct cfg 
 	rc |= cfg_end_module(&p);
 	/* rsyncd's global "reverse lookup" is the global section's value */
 	out->reverse_lookup = p.defaults.reverse_lookup;
-	if (cfg_finish(out) < 0)
-		rc = cfg_fail_at(&p, 0, "out of memory");
+	if (rc == 0 && cfg_finish(&p) < 0)
+		rc = -1;
 	cfg_module_free(&p.defaults);
 	cfg_module_free(&p.scratch);
 	if (p.nerrors > 1 && err && errlen) {

@@ -30,6 +30,7 @@
 #include "config.h"
 #include "hosts.h"
 #include "safeopen.h"
+#include "hostlist.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -53,6 +54,8 @@ enum scope {
 	S_GLOBAL, /* daemon-wide; ignored with a warning inside a module, as stock */
 	S_MODULE, /* per module; in the global section it sets a default */
 	S_DAEMON, /* per module in rsyncd, only the global value is honoured */
+	S_BOTH,   /* per module; the global section's value is also kept as the
+		   * session's own before selection (.goff) */
 };
 
 enum kind {
@@ -72,7 +75,8 @@ struct param {
 	const char *name; /* spelled as in rsyncd.conf(5), used in messages */
 	enum scope scope;
 	enum kind kind;
-	size_t off; /* in struct cfg, or struct cfg_module for S_MODULE */
+	size_t off; /* in struct cfg, or struct cfg_module for S_MODULE and S_BOTH */
+	size_t goff; /* S_BOTH: in struct cfg */
 	int lo, hi; /* K_INT range */
 	/* Extra validation, may normalise the value in place; returns the
 	 * reason it is wrong, or NULL. */
@@ -89,6 +93,9 @@ static const char *check_short(char *val);
 static const char *check_chmod(char *val);
 static const char *check_charset(char *val);
 static const char *check_sockopts(char *val) { return sockopts_check(val); }
+static const char *check_tag(char *val);
+static const char *check_proxy_hosts(char *val);
+static const char *check_log_format(char *val);
 
 #define G(field) offsetof(struct cfg, field)
 #define M(field) offsetof(struct cfg_module, field)
@@ -103,9 +110,16 @@ static const struct param params[] = {
 	{ "pid file", S_GLOBAL, .kind = K_OPTSTR, .off = G(pid_file) },
 	{ "motd file", S_GLOBAL, .kind = K_OPTSTR, .off = G(motd_file) },
 	{ "listen backlog", S_GLOBAL, .kind = K_INT, .off = G(listen_backlog), .lo = 1, .hi = 65535 },
-	{ "log file", S_DAEMON, .kind = K_OPTSTR, .off = G(log_file) },
-	{ "syslog facility", S_DAEMON, .kind = K_STR,
-	  .off = G(syslog_facility), .check = check_facility },
+	/* Global values, and the modules' defaults (modlog.c). */
+	{ "log file", S_BOTH, .kind = K_OPTSTR, .off = M(log_file), .goff = G(log_file) },
+	{ "syslog facility", S_BOTH, .kind = K_STR, .off = M(syslog_facility),
+	  .goff = G(syslog_facility), .check = check_facility },
+	{ "syslog tag", S_BOTH, .kind = K_STR, .off = M(syslog_tag),
+	  .goff = G(syslog_tag), .check = check_tag },
+	/* Read by the session monitor before the worker exists (proxy.c). */
+	{ "proxy protocol", S_GLOBAL, .kind = K_BOOL, .off = G(proxy_protocol) },
+	{ "proxy protocol hosts", S_GLOBAL, .kind = K_OPTSTR,
+	  .off = G(proxy_protocol_hosts), .check = check_proxy_hosts },
 	{ "daemon uid", S_GLOBAL, .kind = K_OPTSTR, .off = G(daemon_uid) },
 	{ "daemon gid", S_GLOBAL, .kind = K_OPTSTR, .off = G(daemon_gid) },
 	/* Global, prsyncd's own. */
@@ -122,11 +136,6 @@ static const struct param params[] = {
 	{ "daemon chroot", S_GLOBAL, .kind = K_REFUSED,
 	  .why = "module paths would not be taken inside it; prefix every 'path' with it and "
 		 "remove it (prsyncd confines each session to its module anyway)" },
-	{ "proxy protocol", S_GLOBAL, .kind = K_IGNORED,
-	  .why = "no PROXY header is read: connections that send one fail, and client "
-		 "addresses are the proxy's (issue 11, being implemented)" },
-	{ "proxy protocol hosts", S_GLOBAL, .kind = K_IGNORED,
-	  .why = "no PROXY header is read (issue 11, being implemented)" },
 
 	/* Module, honoured. */
 	{ "path", S_MODULE, .kind = K_STR, .off = M(path),
@@ -163,6 +172,10 @@ static const struct param params[] = {
 	{ "max connections", S_MODULE, .kind = K_INT, .off = M(max_connections),
 	  .lo = -1000000, .hi = 1000000 },
 	{ "lock file", S_MODULE, .kind = K_OPTSTR, .off = M(lock_file) },
+	/* Formatted by the session monitor from the worker's records (xferlog.c). */
+	{ "transfer logging", S_MODULE, .kind = K_BOOL, .off = M(transfer_logging) },
+	{ "log format", S_MODULE, .kind = K_STR, .off = M(log_format),
+	  .check = check_log_format },
 	{ "dont compress", S_MODULE, .kind = K_STR, .off = M(dont_compress),
 	  .check = check_dont_compress },
 	/* What the sender sends: the worker (refuse.c, chmod.c, charset.c),
@@ -187,12 +200,6 @@ static const struct param params[] = {
 	{ "timeout", S_MODULE, .kind = K_IGNORED,
 	  .why = "a silent client is never cut after the handshake; only the client's --timeout "
 		 "applies (issue 10, being implemented)" },
-	{ "transfer logging", S_MODULE, .kind = K_IGNORED,
-	  .why = "no per-file transfer lines are logged (issue 11, being implemented)" },
-	{ "log format", S_MODULE, .kind = K_IGNORED,
-	  .why = "no per-file transfer lines are logged (issue 11, being implemented)" },
-	{ "syslog tag", S_MODULE, .kind = K_IGNORED,
-	  .why = "syslog lines are tagged 'prsyncd' (issue 11, being implemented)" },
 	{ "munge symlinks", S_MODULE, .kind = K_IGNORED,
 	  .why = "symlinks are sent as they are (issue 13, being implemented)" },
 	{ "insecure links", S_MODULE, .kind = K_IGNORED,
@@ -227,6 +234,47 @@ static int warn_once(struct parser *p, const struct param *e,
 	rc = cfg_vwarn(p, p->line, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+/* rsyncd's own words, so the operator finds them in its documentation. */
+#define PROXY_NO_HOSTS "\"proxy protocol = true\" but \"proxy protocol hosts\" is unset: " \
+	"all connections will be rejected as untrusted proxy peers.  Set \"proxy protocol hosts\" " \
+	"to your trusted proxy's address."
+
+static int add_warning(struct parser *p, const char *text)
+{
+	char *msg = strdup(text), **grown;
+
+	grown = msg ? realloc(p->cfg->warnings, (p->cfg->nwarnings + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(msg);
+		return fail(p, "out of memory");
+	}
+	grown[p->cfg->nwarnings++] = msg;
+	p->cfg->warnings = grown;
+	return 0;
+}
+
+/* Each session opens every module's own log file before its worker
+ * exists (modlog.h): a bounded number of them. */
+static int check_module_logs(struct parser *p, const struct cfg *c)
+{
+	size_t distinct = 0;
+
+	for (size_t i = 0; i < c->nmodules; i++) {
+		const char *f = c->modules[i].log_file;
+		size_t j;
+
+		if (f == NULL || (c->log_file && strcmp(f, c->log_file) == 0))
+			continue;
+		for (j = 0; j < i; j++)
+			if (c->modules[j].log_file && strcmp(c->modules[j].log_file, f) == 0)
+				break;
+		if (j == i && ++distinct > CFG_MODLOG_FILES_MAX)
+			return cfg_fail_at(p, c->modules[i].line, "module [%s]: more than %d distinct module 'log file's",
+				       c->modules[i].name, CFG_MODLOG_FILES_MAX);
+	}
+	return 0;
 }
 
 static int lower(char ch)
@@ -326,6 +374,30 @@ static const char *check_charset(char *val)
 static const char *check_nonempty(char *val)
 {
 	return val[0] ? NULL : "must not be empty";
+}
+
+/* Numeric tokens only: rsyncd matches "proxy protocol hosts" against the
+ * peer's address before any name lookup, so a host name never matches. */
+static const char *check_proxy_hosts(char *val)
+{
+	static char why[160];
+
+	return hostlist_check(val, why, sizeof why) < 0 ? why : NULL;
+}
+
+/* The tag goes into every syslog record's header. */
+static const char *check_tag(char *val)
+{
+	for (const unsigned char *c = (const unsigned char *)val; *c; c++)
+		if (*c <= ' ' || *c == 0x7f || *c == ':' || *c == '[')
+			return "must not contain blanks, control characters, ':' or '['";
+	return val[0] && strlen(val) <= CFG_TAG_MAX ? NULL : "must be 1 to 200 bytes";
+}
+
+/* Bounds the work and the line of each transfer record (xferlog.c). */
+static const char *check_log_format(char *val)
+{
+	return strlen(val) <= CFG_LOG_FORMAT_MAX ? NULL : "is too long (512 bytes at most)";
 }
 
 static const char *check_facility(char *val)
@@ -552,7 +624,15 @@ int cfg_param(struct parser *p, char *key, char *raw)
 	if (cfgvars_expand(raw, val, sizeof val, env_lookup, NULL) < 0)
 		return fail(p, "'%s': the value is longer than %d bytes once %%VAR%% references are expanded",
 			    e->name, CFG_MAX_LINE);
-	if (e->scope == S_MODULE)
+	if (e->scope == S_BOTH && !p->cur) {
+		/* The global value, then the default of the modules that follow. */
+		struct param g = *e;
+
+		g.off = e->goff;
+		if (apply(p, &g, p->cfg, val))
+			return -1;
+		base = &p->defaults;
+	} else if (e->scope == S_MODULE || e->scope == S_BOTH)
 		base = p->cur ? (void *)p->cur : (void *)&p->defaults;
 	else if (!p->cur)
 		base = p->cfg;
@@ -625,22 +705,32 @@ int cfg_defaults(struct cfg *c, struct cfg_module *d)
 	c->worker_user = strdup("nobody");
 	c->worker_chroot = strdup("/run/prsyncd/empty");
 	c->syslog_facility = strdup("daemon");
+	c->syslog_tag = strdup("prsyncd");
 	d->comment = strdup("");
-	return c->worker_user && c->worker_chroot && c->syslog_facility &&
-	       d->comment ? 0 : -1;
+	d->log_format = strdup("%o %h [%a] %m (%u) %f %l");
+	d->syslog_facility = strdup("daemon");
+	d->syslog_tag = strdup("prsyncd");
+	return c->worker_user && c->worker_chroot && c->syslog_facility && c->syslog_tag &&
+	       d->comment && d->log_format && d->syslog_facility && d->syslog_tag ? 0 : -1;
 }
 
 /* rsyncd, once it runs as "daemon uid"/"daemon gid", can no longer switch
  * to a module's uid and gid: files are read as the daemon's. */
-int cfg_finish(struct cfg *c)
+int cfg_finish(struct parser *p)
 {
+	struct cfg *c = p->cfg;
+
+	if (c->proxy_protocol && !c->proxy_protocol_hosts && add_warning(p, PROXY_NO_HOSTS) < 0)
+		return -1;
+	if (check_module_logs(p, c) < 0)
+		return -1;
 	for (size_t i = 0; i < c->nmodules; i++) {
 		struct cfg_module *m = &c->modules[i];
 
 		if (c->daemon_uid && (free(m->uid), m->uid = strdup(c->daemon_uid)) == NULL)
-			return -1;
+			return cfg_fail_at(p, 0, "out of memory");
 		if (c->daemon_gid && (free(m->gid), m->gid = strdup(c->daemon_gid)) == NULL)
-			return -1;
+			return cfg_fail_at(p, 0, "out of memory");
 	}
 	return 0;
 }

@@ -94,7 +94,7 @@ static int absolute(const char *path, char *out, size_t outlen)
 static int open_log(const char *file, const struct cfg *cfg)
 {
 	if (file == NULL) {
-		if (log_use_syslog(cfg->syslog_facility) < 0) {
+		if (log_use_syslog(cfg->syslog_facility, cfg->syslog_tag) < 0) {
 			fprintf(stderr, "prsyncd: unknown syslog facility '%s'\n", cfg->syslog_facility);
 			return -2;
 		}

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hostlist.h"
 #include "listener.h"
 #include "log.h"
 
@@ -54,14 +55,17 @@ static void addr_text(uint8_t fam, const uint8_t *a, char *out, size_t outlen)
 }
 
 /*
- * PROXY protocol hook: whether sessions may claim an address other than
- * their socket's peer.  Nothing enables the PROXY protocol yet, so a
- * session that says its address came from a PROXY header is refused.
+ * Whether a session may claim an address other than its socket's peer:
+ * only under "proxy protocol", and only when that peer is one of the
+ * "proxy protocol hosts" of the configuration the session runs with.  The
+ * session monitor checked the same before reading the header; this check
+ * does not depend on it.
  */
 static int proxy_allowed(const struct sess *s)
 {
-	(void)s;
-	return 0;
+	const struct cfg *c = &s->gen->cfg;
+
+	return c->proxy_protocol && s->peer_fam != 0 && hostlist_match(c->proxy_protocol_hosts, s->peer_fam, s->peer);
 }
 
 static void h_host(struct sessions *t, struct sess *s, const struct lchan_msg *m, struct lchan_answer *a)

@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -52,17 +53,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	(void)fcntl(PR_FD_LISTENER, F_SETFD, FD_CLOEXEC);
+	/* SIGHUP is the listener's (reload, reopen its log): one that reaches
+	 * a session, from "pkill -HUP prsyncd" or a hang-up of the process
+	 * group, must not cut its transfer.  The worker inherits it. */
+	signal(SIGHUP, SIG_IGN);
 	if (log_fd)
 		log_use_fd(PR_FD_LOG);
 	if (cfgsnap_open(PR_FD_CFG, &cfg, err, sizeof(err)) < 0) {
 		if (!log_fd)
-			(void)log_use_syslog("daemon");
+			(void)log_use_syslog("daemon", NULL);
 		log_msg(PR_LOG_ERR, "%s", err);
 		(void)!write(PR_FD_CLIENT, "@ERROR: daemon configuration error\n", 35);
 		return 1;
 	}
 	close(PR_FD_CFG); /* the mapping stays */
 	if (!log_fd)
-		(void)log_use_syslog(cfg.syslog_facility);
+		(void)log_use_syslog(cfg.syslog_facility, cfg.syslog_tag);
 	return session_main(&so);
 }

@@ -42,11 +42,14 @@
 #include "ipc.h"
 #include "lchan.h"
 #include "log.h"
+#include "modlog.h"
 #include "modvars.h"
 #include "policies.h"
+#include "proxy.h"
 #include "safeopen.h"
 #include "session.h"
 #include "sigsys.h"
+#include "xferlog.h"
 
 /* Session states; a request names the states in which it is permitted. */
 enum {
@@ -72,7 +75,9 @@ struct session {
 	const struct cfg_module *module;
 	struct modvars sel; /* the selected module, its per-connection %VAR% expanded */
 	struct fsreq fs;
-	struct sockaddr_storage peer; /* the client, IPv4-mapped addresses unmapped */
+	struct xferlog xl; /* the transfer log (xferlog.c), from selection on */
+	struct modlog ml;  /* module log destinations, ready before the worker */
+	struct sockaddr_storage peer; /* the client (or a PROXY header's), IPv4-mapped addresses unmapped */
 	socklen_t peerlen;            /* 0: not an IP peer */
 	char host[NI_MAXHOST];        /* the connect-time name, or UNDETERMINED */
 	char addr[NI_MAXHOST];
@@ -100,6 +105,8 @@ static int h_select(struct session *s, const struct pr_msg *m);
 static int h_exit(struct session *s, const struct pr_msg *m);
 static int h_hello(struct session *s, const struct pr_msg *m);
 static int h_auth(struct session *s, const struct pr_msg *m);
+static int h_start(struct session *s, const struct pr_msg *m);
+static int h_xfer(struct session *s, const struct pr_msg *m);
 
 static const struct request requests[] = {
 	{ PR_W_READY,    ST_STARTING,                           h_ready, NULL },
@@ -115,6 +122,8 @@ static const struct request requests[] = {
 	{ PR_W_CLOSE,    ST_MODULE,                             NULL, fs_close },
 	{ PR_W_READLINK, ST_MODULE,                             NULL, fs_readlink },
 	{ PR_W_IDNAME,   ST_MODULE,                             NULL, fs_idname },
+	{ PR_W_START,    ST_MODULE,                             h_start, NULL },
+	{ PR_W_XFER,     ST_MODULE,                             h_xfer, NULL },
 };
 
 static int64_t now_ms(void)
@@ -352,6 +361,8 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 	    fs_prepare(&s->fs, &s->ipc, &s->sel.m, text, sizeof(text)) < 0)
 		return select_error(s, text);
 	mod = &s->sel.m;
+	modlog_select(&s->ml, &s->cfg, mod, s->mhost, s->addr, s->user);
+	xferlog_init(&s->xl, mod, s->mhost, s->addr, s->user);
 	if (confine(s) < 0)
 		return -1;
 	s->module = mod;
@@ -360,6 +371,18 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 	if (select_ok(s, mod, &out) < 0)
 		return -1;
 	return send_msg(s, &out, -1);
+}
+
+static int h_start(struct session *s, const struct pr_msg *m)
+{
+	struct pr_msg out;
+
+	return xferlog_start(&s->xl, &m->u.start, &out) < 0 ? -1 : send_msg(s, &out, -1);
+}
+
+static int h_xfer(struct session *s, const struct pr_msg *m)
+{
+	return xferlog_file(&s->xl, &m->u.xfer);
 }
 
 static int h_exit(struct session *s, const struct pr_msg *m)
@@ -386,16 +409,15 @@ static int dispatch(struct session *s, const struct pr_msg *m)
 	return -1;
 }
 
-/* The client socket's peer; IPv4 clients of a dual-stack socket, which
- * appear as ::ffff:a.b.c.d, as the IPv4 peers they are. */
-static void get_peer(struct session *s, int fd)
+/* The client's address (the socket's peer, or a PROXY header's): IPv4
+ * clients of a dual-stack socket, which appear as ::ffff:a.b.c.d, as the
+ * IPv4 peers they are; anything but IP as no address. */
+static void unmap_peer(struct session *s)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&s->peer;
 	struct sockaddr_in s4 = { .sin_family = AF_INET };
 
-	s->peerlen = sizeof(s->peer);
-	if (getpeername(fd, (struct sockaddr *)&s->peer, &s->peerlen) < 0 ||
-	    (s->peer.ss_family != AF_INET && s->peer.ss_family != AF_INET6)) {
+	if (s->peerlen == 0 || (s->peer.ss_family != AF_INET && s->peer.ss_family != AF_INET6)) {
 		s->peerlen = 0;
 		return;
 	}
@@ -767,17 +789,24 @@ int session_main(const struct session_opts *o)
 	char err[CFG_ERR_MAX] = "", wpath[4096];
 	struct access_client who;
 	struct pr_msg init;
-	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc;
+	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc, proxied = 0;
 
 	if (s == NULL)
 		return 1;
 	s->state = ST_STARTING;
 	s->cfg = *o->cfg;
 	lchan_init(&s->lsn, o->listener_fd);
-	get_peer(s, PR_FD_CLIENT);
+	s->peerlen = sizeof(s->peer);
+	if (getpeername(PR_FD_CLIENT, (struct sockaddr *)&s->peer, &s->peerlen) < 0)
+		s->peerlen = 0;
+	/* Under "proxy protocol" the header's address replaces the peer's,
+	 * here, once, before any check or log line uses it (proxy.c). */
+	if (s->cfg.proxy_protocol && proxy_start(&s->cfg, PR_FD_CLIENT, &s->peer, &s->peerlen, &proxied) < 0)
+		return 1;
+	unmap_peer(s);
 	peer_names(s, wants_name(&s->cfg));
 	log_msg(PR_LOG_INFO, "connect from %s (%s)", s->host, s->addr);
-	if (claim_host(s, s->peerlen ? (struct sockaddr *)&s->peer : NULL, s->peerlen, 0) < 0)
+	if (claim_host(s, s->peerlen ? (struct sockaddr *)&s->peer : NULL, s->peerlen, proxied) < 0)
 		return 1;
 	/* Every lookup and every secret-independent preparation of access
 	 * control and authentication, before the worker exists. */
@@ -799,6 +828,7 @@ int session_main(const struct session_opts *o)
 		motd_fd = open_motd(s->cfg.motd_file);
 	init.u.init.has_motd = motd_fd >= 0;
 	kmsg_fd = sigsys_watch_open();
+	modlog_prepare(&s->ml, &s->cfg);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		log_msg(PR_LOG_ERR, "socketpair: %s", strerror(errno));

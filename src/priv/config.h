@@ -17,6 +17,9 @@
 #define CFG_ERR_MAX 512
 
 #define CFG_DONT_COMPRESS_MAX 1024 /* with its NUL; fits struct pr_str_text */
+#define CFG_TAG_MAX 200            /* syslog tag, before %VAR% expansion */
+#define CFG_LOG_FORMAT_MAX 512     /* "log format" */
+#define CFG_MODLOG_FILES_MAX 64    /* distinct module "log file"s (modlog.h) */
 
 /*
  * Every field of a module and of the global section, listed once.  The
@@ -61,6 +64,11 @@
 			    * refused) */                                              \
 	INT(open_noatime)  /* default 0; 1: files are opened with O_NOATIME */       \
 	INT(fake_super)    /* default 0; 1 is refused unless the module is write only */\
+	INT(transfer_logging) /* default 0: one log line per file sent (log format) */ \
+	STR(log_format)    /* default "%o %h [%a] %m (%u) %f %l" */                    \
+	STR(log_file)      /* the global value unless set here; NULL = syslog */       \
+	STR(syslog_facility) /* likewise; used when logging to syslog */              \
+	STR(syslog_tag)    /* likewise; %RSYNC_*% expanded at selection (modlog.c) */  \
 	INT(line)          /* line of the section header, for messages */
 
 #define CFG_GLOBAL_FIELDS(STR, INT, STRV)                                              \
@@ -73,8 +81,11 @@
 	STR(worker_chroot)     /* default "/run/prsyncd/empty" */                       \
 	INT(handshake_timeout) /* seconds, default 30, range 1..3600 */                 \
 	STR(syslog_facility)   /* default "daemon" */                                   \
+	STR(syslog_tag)        /* default "prsyncd" */                                  \
 	INT(reverse_lookup)    /* the global section's value (module field's default) */ \
 	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */ \
+	INT(proxy_protocol)    /* default 0: 1 = every connection starts with a PROXY header */ \
+	STR(proxy_protocol_hosts) /* peers trusted to send one (hostlist.h); NULL = none */ \
 	INT(listen_backlog)    /* listen(2) backlog, default 64 */                      \
 	STR(socket_options)    /* set on accepted connections, NULL = none */          \
 	STR(daemon_uid)        /* NULL = unset; else every module reads files as it */  \

@@ -26,6 +26,11 @@ void log_use_fd(int fd)
 	log_fd = fd;
 }
 
+int log_to_syslog(void)
+{
+	return sink == SINK_SYSLOG;
+}
+
 void log_use_stderr(void)
 {
 	sink = SINK_STDERR;
@@ -34,36 +39,54 @@ void log_use_stderr(void)
 
 static const struct { const char *name; int fac; } facilities[] = {
 	{ "daemon", LOG_DAEMON }, { "user", LOG_USER }, { "auth", LOG_AUTH },
-	{ "authpriv", LOG_AUTHPRIV }, { "ftp", LOG_FTP }, { "local0", LOG_LOCAL0 },
-	{ "local1", LOG_LOCAL1 }, { "local2", LOG_LOCAL2 }, { "local3", LOG_LOCAL3 },
-	{ "local4", LOG_LOCAL4 }, { "local5", LOG_LOCAL5 }, { "local6", LOG_LOCAL6 },
-	{ "local7", LOG_LOCAL7 },
+	{ "authpriv", LOG_AUTHPRIV }, { "ftp", LOG_FTP }, { "cron", LOG_CRON },
+	{ "kern", LOG_KERN }, { "lpr", LOG_LPR }, { "mail", LOG_MAIL }, { "news", LOG_NEWS },
+	{ "security", LOG_AUTH }, { "syslog", LOG_SYSLOG }, { "uucp", LOG_UUCP },
+	{ "local0", LOG_LOCAL0 }, { "local1", LOG_LOCAL1 }, { "local2", LOG_LOCAL2 },
+	{ "local3", LOG_LOCAL3 }, { "local4", LOG_LOCAL4 }, { "local5", LOG_LOCAL5 },
+	{ "local6", LOG_LOCAL6 }, { "local7", LOG_LOCAL7 },
 };
 
 /*
  * Our own connection to /dev/log rather than syslog(3): glibc reconnects
  * with socket() when the log daemon restarts, which the confined session
- * monitor may not do.  A line that cannot be sent is dropped.
+ * monitor may not do.  The connection is made once; facility and tag are
+ * only the records' header, so a module's own (modlog.c) needs no new
+ * socket.  A line that cannot be sent is dropped.
  */
 static int syslog_fd = -1;
 static int syslog_fac = LOG_DAEMON;
+static char syslog_tag[LOG_TAG_MAX] = "prsyncd";
 
-int log_use_syslog(const char *facility)
+void log_syslog_connect(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	if (syslog_fd >= 0)
+		return;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", _PATH_LOG);
+	syslog_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (syslog_fd >= 0 && connect(syslog_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(syslog_fd);
+		syslog_fd = -1;
+	}
+}
+
+int log_use_syslog(const char *facility, const char *tag)
 {
 	for (size_t i = 0; i < sizeof(facilities) / sizeof(facilities[0]); i++) {
-		if (strcasecmp(facility, facilities[i].name) == 0) {
-			struct sockaddr_un sa = { .sun_family = AF_UNIX };
-
-			syslog_fac = facilities[i].fac;
-			sink = SINK_SYSLOG;
-			snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", _PATH_LOG);
-			syslog_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-			if (syslog_fd >= 0 && connect(syslog_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-				close(syslog_fd);
-				syslog_fd = -1;
-			}
-			return 0;
-		}
+		if (strcasecmp(facility, facilities[i].name) != 0)
+			continue;
+		syslog_fac = facilities[i].fac;
+		snprintf(syslog_tag, sizeof(syslog_tag), "%s", tag && tag[0] ? tag : "prsyncd");
+		/* an expanded tag (a module path, a host name) must not break
+		 * the record's header */
+		for (char *c = syslog_tag; *c; c++)
+			if ((unsigned char)*c <= ' ' || *c == ':' || *c == '[' || *c == 0x7f)
+				*c = '_';
+		sink = SINK_SYSLOG;
+		log_syslog_connect();
+		return 0;
 	}
 	return -1;
 }
@@ -98,7 +121,8 @@ static int syslog_prio(enum pr_log_level l)
 
 void log_msg(enum pr_log_level level, const char *fmt, ...)
 {
-	char text[2048], line[2200], stamp[32];
+	/* A transfer line holds two paths of up to 4095 bytes. */
+	char text[10240], line[10240 + LOG_TAG_MAX + 64], stamp[32];
 	struct tm tm;
 	time_t now = time(NULL);
 	va_list ap;
@@ -110,8 +134,8 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
 	localtime_r(&now, &tm);
 	if (sink == SINK_SYSLOG) {
 		strftime(stamp, sizeof(stamp), "%b %e %H:%M:%S", &tm);
-		n = snprintf(line, sizeof(line), "<%d>%s prsyncd[%d]: %s", syslog_fac | syslog_prio(level),
-			     stamp, (int)getpid(), text);
+		n = snprintf(line, sizeof(line), "<%d>%s %s[%d]: %s", syslog_fac | syslog_prio(level),
+			     stamp, syslog_tag, (int)getpid(), text);
 		if (syslog_fd >= 0 && n > 0)
 			(void)send(syslog_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1,
 				   MSG_NOSIGNAL | MSG_DONTWAIT);

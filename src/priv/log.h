@@ -5,9 +5,17 @@
 
 /* Log to an open file descriptor (rsyncd's "log file" format). */
 void log_use_fd(int fd);
-/* Log to syslog with the given facility name ("daemon", "local0", ...).
- * Returns -1 if the facility name is unknown. */
-int log_use_syslog(const char *facility);
+#define LOG_TAG_MAX 256 /* a syslog tag after %VAR% expansion, with its NUL */
+
+/* Log to syslog with the given facility name ("daemon", "local0", ...) and
+ * tag (NULL or "": "prsyncd"; cut at LOG_TAG_MAX - 1 bytes).  Replaces any
+ * earlier syslog connection.  Returns -1 if the facility name is unknown. */
+int log_use_syslog(const char *facility, const char *tag);
+/* Connect to the syslog socket now, without logging there yet (a session
+ * does it before its worker exists, when a module may log to syslog). */
+void log_syslog_connect(void);
+/* Whether lines go to syslog now. */
+int log_to_syslog(void);
 /* Log to stderr (before the daemon has decided, and for --check-config). */
 void log_use_stderr(void);
 

@@ -206,18 +206,22 @@ int pr_relpath_ok(const char *s, size_t len)
 
 #define RELPATH_OK(f) ((f).len < sizeof((f).s) && pr_relpath_ok((f).s, (f).len))
 
-/* A stat record: known file type, sane nanoseconds. */
-static int stat_ok(const struct pr_stat *st)
+/* A known file type and no bits above them. */
+static int mode_ok(uint32_t mode)
 {
-	switch (st->mode & 0170000) {
+	switch (mode & 0170000) {
 	case 0140000: case 0120000: case 0100000: case 0060000:
 	case 0040000: case 0020000: case 0010000:
-		break;
+		return (mode & ~0177777u) == 0;
 	default:
 		return 0;
 	}
-	return st->mtime_nsec < 1000000000u && st->atime_nsec < 1000000000u &&
-	       (st->mode & ~0177777u) == 0;
+}
+
+/* A stat record: known file type, sane nanoseconds. */
+static int stat_ok(const struct pr_stat *st)
+{
+	return mode_ok(st->mode) && st->mtime_nsec < 1000000000u && st->atime_nsec < 1000000000u;
 }
 
 static int errno_ok(int32_t e) { return e >= 0 && e < 4096; }
@@ -391,6 +395,43 @@ static enum pr_msg_err v_midname(const struct pr_msg *m, int have_fd)
 	return PR_MSG_OK;
 }
 
+static enum pr_msg_err v_start(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	if (!STR_OK(m->u.start.request))
+		return PR_MSG_EBADSTR;
+	return bool_ok(m->u.start.sender) ? PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+static enum pr_msg_err v_xferlog(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_m_xferlog *b = &m->u.xferlog;
+
+	(void)have_fd;
+	if (!bool_ok(b->files) || !bool_ok(b->itemized) || (b->itemized && !b->files))
+		return PR_MSG_EBADFIELD;
+	return PR_MSG_OK;
+}
+
+static enum pr_msg_err v_xfer(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_w_xfer *b = &m->u.xfer;
+
+	(void)have_fd;
+	if (!STR_OK(b->path) || !STR_OK(b->target) || b->path.len == 0)
+		return PR_MSG_EBADSTR;
+	if (b->iflags > 0xffffu || !mode_ok(b->mode) || (b->flags & ~PR_XFER_FLAGS_ALL) ||
+	    b->sum_len < 1 || b->sum_len > PR_XFER_SUM_MAX || b->name_off > b->path.len ||
+	    b->length > INT64_MAX || b->bytes > INT64_MAX || b->sum_bytes > INT64_MAX)
+		return PR_MSG_EBADFIELD;
+	if ((b->flags & PR_XFER_SUM) && (b->mode & 0170000) != 0100000)
+		return PR_MSG_EBADFIELD;
+	if (b->link > PR_XLINK_HARD || (b->link != PR_XLINK_NONE) != (b->target.len > 0) ||
+	    (b->link == PR_XLINK_SYMLINK && (b->mode & 0170000) != 0120000))
+		return PR_MSG_EBADFIELD;
+	return PR_MSG_OK;
+}
+
 #define ROW(t, d, body, fd, fn) { t, #t, d, body, fd, fn }
 
 static const struct msg_row rows[] = {
@@ -418,6 +459,9 @@ static const struct msg_row rows[] = {
 	ROW(PR_M_AUTHREQ, PR_DIR_TO_WORKER, sizeof(struct pr_m_authreq), 0, v_authreq),
 	ROW(PR_W_AUTH, PR_DIR_TO_MONITOR, sizeof(struct pr_w_auth), 0, v_auth),
 	ROW(PR_W_HELLO, PR_DIR_TO_MONITOR, sizeof(struct pr_w_hello), 0, v_hello),
+	ROW(PR_W_START, PR_DIR_TO_MONITOR, sizeof(struct pr_w_start), 0, v_start),
+	ROW(PR_M_XFERLOG, PR_DIR_TO_WORKER, sizeof(struct pr_m_xferlog), 0, v_xferlog),
+	ROW(PR_W_XFER, PR_DIR_TO_MONITOR, sizeof(struct pr_w_xfer), 0, v_xfer),
 };
 
 static const struct msg_row *row_for(uint16_t type)

@@ -86,6 +86,7 @@ enum pr_msg_type {
 	PR_M_READLINK = 9,    /* answer to READLINK */
 	PR_M_IDNAME = 10,     /* answer to IDNAME */
 	PR_M_AUTHREQ = 11,    /* the module needs a login: the challenge to send */
+	PR_M_XFERLOG = 13,    /* answer to START: the transfer records the monitor wants */
 	/* worker -> monitor */
 	PR_W_READY = 64,      /* sandbox in place; nothing read from the client yet */
 	PR_W_LOG = 65,        /* one log record for the operator */
@@ -100,6 +101,8 @@ enum pr_msg_type {
 	PR_W_IDNAME = 74,     /* the name of a uid or gid */
 	PR_W_AUTH = 75,       /* the client's answer to the challenge, as it sent it */
 	PR_W_HELLO = 76,      /* the negotiated protocol and the client's digest list */
+	PR_W_XFER = 77,       /* one file sent (or itemized), for the transfer log */
+	PR_W_START = 78,      /* the client's transfer request, for "rsync on ..." */
 	PR_MSG_TYPE_MAX = 128
 };
 
@@ -301,6 +304,60 @@ struct pr_m_idname {
 	struct pr_str_name name;  /* found only; 1..255 bytes */
 };
 
+/* --- the transfer log (after module selection) --------------------------- */
+
+/* Sent once, after the arguments are read; answered by PR_M_XFERLOG.  The
+ * monitor writes rsyncd's "rsync on|to REQUEST from HOST (ADDR)" line. */
+struct pr_w_start {
+	uint32_t sender;          /* 1: the client pulls ("on"); 0: it pushes ("to") */
+	struct pr_str_relpath request; /* the path arguments as sent, space-separated;
+					* log text only (any bytes but NUL, escaped when logged) */
+};
+
+struct pr_m_xferlog {
+	uint32_t files;           /* 0/1: send a PR_W_XFER for each file sent */
+	uint32_t itemized;        /* 0/1 (files only): and for each item the client
+				   * itemized without asking for data (log format has %i) */
+};
+
+/* pr_w_xfer.flags */
+#define PR_XFER_UID 0x1u        /* the client preserves owners: %U is the file's */
+#define PR_XFER_GID 0x2u        /* likewise groups: %G is the file's, else "DEFAULT" */
+#define PR_XFER_MTIMES 0x4u     /* the client preserves modification times (%i 't') */
+#define PR_XFER_LINK_TIMES 0x8u /* and symlink times */
+#define PR_XFER_SUM 0x10u       /* sum holds the file's checksum (%C) */
+#define PR_XFER_NO_ITEMS 0x20u  /* protocol < 29: the client sent no itemize bits (%i '?') */
+#define PR_XFER_FLAGS_ALL 0x3fu
+
+enum pr_xfer_link {
+	PR_XLINK_NONE = 0,
+	PR_XLINK_SYMLINK = 1,     /* %L " -> TARGET" */
+	PR_XLINK_HARD = 2,        /* %L " => NAME" */
+};
+
+#define PR_XFER_SUM_MAX 64u
+
+/* Everything rsyncd's "log format" escapes need from the file side; the
+ * monitor adds what it knows itself (host, address, module, user, time)
+ * and formats the line.  Text fields are log text only, never paths the
+ * monitor acts on. */
+struct pr_w_xfer {
+	uint32_t iflags;          /* the client's itemize bits (16 on the wire) */
+	uint32_t mode;            /* st_mode as listed */
+	uint32_t uid, gid;
+	uint32_t flags;           /* PR_XFER_* */
+	uint32_t sum_len;         /* digest length of the session's checksum, 1..64 (%C's width) */
+	uint32_t link;            /* enum pr_xfer_link */
+	uint32_t name_off;        /* %n is path.s + name_off (<= path.len) */
+	uint64_t length;          /* %l */
+	uint64_t bytes;           /* %b: data bytes sent for this file */
+	uint64_t sum_bytes;       /* %c: bytes of block checksums received */
+	int64_t mtime;            /* %M */
+	uint8_t sum[PR_XFER_SUM_MAX]; /* PR_XFER_SUM: sum_len bytes, in display order */
+	struct pr_str_relpath path;   /* %f: the name relative to the module, as rsync writes it */
+	struct pr_str_text target;    /* link != NONE: the symlink target or hard-link name (may be cut) */
+};
+
 #define PR_MSG_BODY_MAX (PR_MSG_SIZE - sizeof(struct pr_msg_hdr))
 
 struct pr_msg {
@@ -327,6 +384,9 @@ struct pr_msg {
 		struct pr_w_hello hello;
 		struct pr_m_authreq authreq;
 		struct pr_w_auth auth;
+		struct pr_w_start start;
+		struct pr_m_xferlog xferlog;
+		struct pr_w_xfer xfer;
 	} u;
 };
 

@@ -864,5 +864,6 @@ void fl_list_free(struct flist *fl)
 {
 	arena_free(fl);
 	free(fl->e);
+	free(fl->dir.name);
 	memset(fl, 0, sizeof(*fl));
 }

@@ -85,6 +85,8 @@ struct flist {
 	int keep_ino;          /* protocol 27 -H: every regular file carries dev/ino */
 	int32_t ndx_start;     /* file index of e[0] */
 	const struct flroots *roots;
+	struct fentry dir;     /* a sub-list's own directory (index ndx_start - 1), for
+				* the transfer log; name NULL if none, freed with the list */
 };
 
 /* A directory whose sub-list is still to be sent (incremental recursion). */
@@ -95,6 +97,7 @@ struct pdir {
 	uint16_t depth;
 	uint64_t dev;
 	int32_t dir_ndx;
+	struct fstat st;       /* for the sub-list's dir entry (transfer log) */
 };
 
 struct flenc; /* encoder state shared by all lists (prev values, hard links, names) */
@@ -145,6 +148,9 @@ void flset_idle(void *set);
 /* The entry for a file index, or NULL.  *fl gets its list; an index just
  * below a list's start names the list's directory (*placeholder = 1). */
 struct fentry *flset_find(struct flset *set, int32_t ndx, struct flist **fl, int *placeholder);
+
+/* The directory a placeholder index names (the first list's "."), or NULL. */
+const struct fentry *flset_list_dir(const struct flist *fl);
 
 /* NDX_DONE with incremental recursion: drop the oldest list. */
 void flset_retire(struct flset *set);

@@ -105,7 +105,7 @@ static void queue_dirs(struct flset *set, const struct flist *fl)
 			set->pending = fl_xrealloc(set->pending, set->pending_cap * sizeof(*set->pending));
 		}
 		set->pending[set->npending++] = (struct pdir){
-			fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), dn
+			fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), dn, f->st
 		};
 	}
 	for (size_t i = first, j = set->npending; i + 1 < j; i++, j--) {
@@ -125,7 +125,7 @@ static void add_also(void *ctx, const struct fentry *f)
 		set->also_cap = set->also_cap ? set->also_cap * 2 : 8;
 		set->also = fl_xrealloc(set->also, set->also_cap * sizeof(*set->also));
 	}
-	set->also[set->nalso++] = (struct pdir){ fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), -1 };
+	set->also[set->nalso++] = (struct pdir){ fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), -1, f->st };
 }
 
 static int cmp_extra(const void *x, const void *y)
@@ -255,7 +255,7 @@ static void send_next(struct flset *set)
 	set->last_io_error = s->io_error;
 	list_finish_and_send(set, fl, err);
 	queue_dirs(set, fl);
-	free(d.name);
+	fl->dir = (struct fentry){ .name = d.name, .st = d.st, .root = d.root }; /* the list frees it */
 }
 
 void flset_fill(struct flset *set, size_t want)
@@ -303,6 +303,13 @@ struct fentry *flset_find(struct flset *set, int32_t ndx, struct flist **flp, in
 	if ((int64_t)ndx - fl->ndx_start >= (int64_t)fl->n)
 		return NULL;
 	return &fl->e[ndx - fl->ndx_start];
+}
+
+const struct fentry *flset_list_dir(const struct flist *fl)
+{
+	if (fl->dir.name != NULL)
+		return &fl->dir;
+	return fl->ndx_start == 1 && fl->n > 0 && strcmp(fl->e[0].name, ".") == 0 ? &fl->e[0] : NULL;
 }
 
 void flset_retire(struct flset *set)

@@ -102,6 +102,7 @@ void io_write(struct io *io, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 
+	io->data_out += n;
 	if (!io->mux_out) {
 		put_all(io, p, n);
 		return;
@@ -160,7 +161,7 @@ void io_msg(struct io *io, int code, const char *fmt, ...)
 		code = MSG_ERROR_XFER;
 	if (io->protocol < 30 && code == MSG_WARNING)
 		code = MSG_INFO;
-	mon_log(code == MSG_INFO ? PR_LOG_INFO : PR_LOG_WARNING, "%.*s", n, text);
+	mon_log(code == MSG_INFO ? PR_LOG_INFO : code == MSG_WARNING ? PR_LOG_WARNING : PR_LOG_ERR, "%.*s", n, text);
 	text[n++] = '\n';
 	io_send_msg(io, code, text, (size_t)n);
 }
@@ -466,9 +467,11 @@ void io_fatal(struct io *io, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	mon_log(PR_LOG_ERR, "%s", text);
-	if (in_fatal || !io->mux_out)
+	/* once in the log, as rsyncd: io_msg() logs what it sends */
+	if (in_fatal || !io->mux_out) {
+		mon_log(PR_LOG_ERR, "%s", text);
 		mon_exit(code);
+	}
 	in_fatal = 1;
 	fatal_code = code;
 	io_msg(io, MSG_ERROR, "%s", text);

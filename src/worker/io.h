@@ -50,6 +50,7 @@ struct io {
 	void *idle_ctx;
 	/* statistics (spec part 1, 8.5): counted from the start of multiplexing */
 	uint64_t stat_read_base, stat_written_base;
+	uint64_t data_out;           /* bytes given to io_write (no frame headers): %b */
 };
 
 void io_init(struct io *io, struct conn *c, int protocol);

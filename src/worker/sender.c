@@ -19,6 +19,7 @@
 #include "match.h"
 #include "mon.h"
 #include "sess.h"
+#include "xferrec.h"
 
 #define ITEM_BASIS_TYPE_FOLLOWS 0x0800
 #define ITEM_XNAME_FOLLOWS 0x1000
@@ -161,6 +162,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 	int64_t start = 0;
 	struct match_opts mo = { .inplace = 0 };
 	struct token_sink sink = { &s->io, tok_literal, tok_block, tok_end };
+	uint64_t data_start;
 
 	if (f == NULL || !S_ISREG(f->st.mode))
 		io_fatal(&s->io, RERR_PROTOCOL, "transfer request for a non-regular file (index %d) [sender]", r->ndx);
@@ -201,6 +203,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 	if (s->opt.inplace && (s->compat_flags & CF_INPLACE_PARTIAL_DIR) && r->has_type && r->fnamecmp_type == 0x81)
 		mo.inplace = 1;
 
+	data_start = s->io.data_out;
 	echo_request(s, r);
 	write_head(&s->io, &head);
 	if (fmap_open(&map, fd, (int64_t)st.size, (size_t)(head.blength > 0 ? head.blength : 1) + 65536) < 0 ||
@@ -231,6 +234,12 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 		*io_error |= IOERR_GENERAL;
 	}
 	io_write(&s->io, digest, (size_t)csum_len(s->xfer.type));
+	/* rsyncd logs a file once its data is out: %b is what was written
+	 * for it, %c the sum head and block sums read */
+	if (xferrec_wanted(s, r->iflags, 0))
+		xferrec_send(s, fl, f, r->iflags, NULL, s->io.data_out - data_start,
+			     16 + (append ? 0 : (uint64_t)head.count * (4u + (uint32_t)head.s2length)),
+			     map.read_error ? NULL : digest);
 	fmap_close(&map);
 	fsc_close(fd, handle);
 	sums_free(&ss);
@@ -361,6 +370,7 @@ void sender_run(struct sess *s)
 
 	if (r == NULL)
 		mon_exit(RERR_MALLOC);
+	mon_log(PR_LOG_INFO, "building file list"); /* rsyncd logs it, whatever the verbosity */
 	n = flset_send_first(set);
 	if (n == 0 && set->npending == 0) {
 		/* Stock ends right after an empty list: no phases, no stats. */
@@ -414,6 +424,12 @@ void sender_run(struct sess *s)
 		if (!(r->iflags & ITEM_TRANSFER) || s->opt.dry_run) {
 			if (s->protocol >= 29 || s->opt.dry_run)
 				echo_request(s, r);
+			if (xferrec_wanted(s, r->iflags, r->has_xname && r->xname_len > 0)) {
+				const struct fentry *lf = f ? f : flset_list_dir(fl);
+
+				if (lf != NULL)
+					xferrec_send(s, fl, lf, r->iflags, r->has_xname ? r->xname : NULL, 0, 0, NULL);
+			}
 			continue;
 		}
 		send_file(s, fl, f, r, phase, &loop_io_error, &literal, &matched);

@@ -57,6 +57,8 @@ struct sess {
 	struct refuse refuse;        /* "refuse options" */
 	struct chmod_rules *chmod;   /* "outgoing chmod", NULL = none */
 	int iconv;                   /* --iconv with a module charset: names go in UTF-8 */
+	/* the transfer log (xferrec.c): records the monitor asked for */
+	int xlog_files, xlog_itemized;
 };
 
 /* Add a source argument "base/./name" (name NULL: base alone). */

@@ -15,6 +15,7 @@
 #include "compress_sess.h"
 #include "mon.h"
 #include "sess.h"
+#include "xferrec.h"
 
 #define ARGS_MAX 16000
 #define ARG_LEN_MAX 5120
@@ -337,6 +338,8 @@ void setup_session(struct sess *s)
 		free(a);
 		refuse(s, flags, err);
 	}
+	/* rsyncd logs the request before it judges the options */
+	xferrec_start(s);
 	args_free(a);
 	free(a);
 

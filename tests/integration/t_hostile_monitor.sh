@@ -3,7 +3,7 @@
 # starts the real worker on a socketpair, exactly as prsyncd-monitor does,
 # answers honestly from a made-up module until one chosen answer, and sends
 # that one crafted: for every monitor-to-worker type (INIT, MODLIST,
-# MODLIST_END, SELECT, STAT, LIST, LIST_END, READLINK, OPEN, IDNAME) the
+# MODLIST_END, SELECT, XFERLOG, STAT, LIST, LIST_END, READLINK, OPEN, IDNAME) the
 # framing faults (body length, magic, sequence, short and oversized
 # records, flags, two descriptors, a worker type, a valid answer of the
 # wrong type, an answer nobody asked for) and every body field the
@@ -33,6 +33,7 @@ declare -A specific=(
 	[modlist]="name-empty:field name-str:str comment-str:str len-lie:str"
 	[modlist_end]=""
 	[select]="status3:field ok-with-error:field ok-module-empty:field ro2:field numeric2:field module-str:str dc-str:str error-noprefix:field error-newline:field error-empty:field error-with-module:field error-ro:field error-str:str"
+	[xferlog]="files2:field itemized-only:field itemized2:field"
 	[stat]="err-neg:field err-big:field err-with-link:field nsec:field mode0:field mode-bits:field link-on-dir:field lnk-none:field linkstate5:field link-str:str"
 	[list]="name-slash:str name-dot:str name-dotdot:str name-nul:str count:field zero:field used:field trunc:field err:field mode:field linkstate:field link-on-file:field lnk-none:field namelen0:field"
 	[list_end]="err-neg:field err-big:field"
@@ -44,6 +45,7 @@ declare -A specific=(
 # How the worker reports a bad answer at each point, and the exit status.
 declare -A logfmt=(
 	[init]="invalid answer from the monitor: %s" [select]="invalid answer from the monitor: %s"
+	[xferlog]="invalid answer from the monitor: %s"
 	[stat]="invalid answer from the monitor: %s" [readlink]="invalid answer from the monitor: %s"
 	[open]="invalid answer from the monitor: %s" [idname]="invalid answer from the monitor: %s"
 	[authreq]="invalid answer from the monitor: %s"
@@ -51,7 +53,7 @@ declare -A logfmt=(
 	[modlist]="" [modlist_end]=""
 )
 declare -A status=(
-	[init]=14 [select]=14 [authreq]=14 [stat]=14 [readlink]=14 [open]=14 [idname]=14 [list]=14 [list_end]=14
+	[init]=14 [select]=14 [authreq]=14 [xferlog]=14 [stat]=14 [readlink]=14 [open]=14 [idname]=14 [list]=14 [list_end]=14
 	[modlist]=10 [modlist_end]=10
 )
 
@@ -116,7 +118,7 @@ expect_refused() {
 	return 0
 }
 
-for p in init modlist modlist_end select authreq stat list list_end readlink open idname; do
+for p in init modlist modlist_end select authreq xferlog stat list list_end readlink open idname; do
 	for f in $generic; do
 		case $p:$f in
 		modlist_end:short|modlist_end:big|list_end:short|list_end:big|idname:short|idname:big) continue;;
@@ -133,6 +135,7 @@ for p in init modlist modlist_end select authreq stat list list_end readlink ope
 	done
 done
 expect_refused select unsolicited "" "unexpected answer PR_M_MODLIST_END from the monitor"
+expect_refused xferlog unsolicited "" "unexpected answer PR_M_MODLIST_END from the monitor"
 expect_refused stat unsolicited "" - # the next request is a LIST
 expect_refused readlink unsolicited "" "unexpected answer PR_M_MODLIST_END from the monitor"
 

@@ -9,6 +9,13 @@ cat > "$TMP/conf" <<CONF
 handshake timeout = 2
 [pub]
 	path = $TMP/pub
+[logged]
+	path = $TMP/pub
+	transfer logging = yes
+	log format = %i %f|%n|%L
+[logplain]
+	path = $TMP/pub
+	transfer logging = yes
 CONF
 port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_worker" || fail "prsyncd did not start"
@@ -42,6 +49,22 @@ expect_mode silent 'handshake timeout \(2 s\)'
 expect_mode log-injection 'first\\012.*forged line\\033'
 # A forged line must not appear as a line of its own.
 grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "log injection produced a forged line" || pass "no forged log line"
+
+# The transfer log's records (PR_W_START, PR_W_XFER), malformed, out of
+# state, repeated, unasked; their text cannot forge a line either.
+expect_mode start-out-of-state 'PR_W_START in a state where it is not permitted'
+expect_mode start-bad-sender 'invalid message from worker \(field out of range\)'
+expect_mode start-unterminated 'invalid message from worker \(malformed string'
+expect_mode start-twice 'second transfer request; ending session'
+expect_mode xfer-unasked 'transfer record the monitor did not ask for'
+expect_mode xfer-before-start 'transfer record the monitor did not ask for'
+expect_mode xfer-itemized-unasked 'transfer record the monitor did not ask for'
+expect_mode xfer-bad-name-off 'invalid message from worker \(field out of range\)'
+expect_mode xfer-sum-on-dir 'invalid message from worker \(field out of range\)'
+expect_mode xfer-wrong-length 'invalid message from worker \(wrong body length'
+expect_mode xfer-injection 'x\\#012.*forged file\\#033.* => t\\#015\\#012'
+grep -q 'rsync on logged/\\#012' "$TMP/log" && pass "xfer-injection: the request line escaped" || fail "request not escaped"
+grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "a transfer record produced a forged line" || pass "no forged transfer line"
 
 out=$(rawclient "$port" --send 'normal\n@RSYNCD: 32.0 md5\n\n' --timeout 5)
 case $out in *"pub"*"@RSYNCD: EXIT"*) pass "listener still serves a real worker";; *) fail "real worker after attacks: $out";; esac

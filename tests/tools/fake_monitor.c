@@ -9,7 +9,7 @@
  *   fake_monitor WORKER CHROOT PORT READYFILE CASE
  *
  * CASE is POINT:FAULT.  POINT is the answer to corrupt: init, modlist,
- * modlist_end, select, stat, list, list_end, readlink, open, idname,
+ * modlist_end, select, xferlog, stat, list, list_end, readlink, open, idname,
  * authreq (a login challenge in place of the selection's answer).
  * FAULT is either generic (len, magic, seq, short, big, flagbad, fds2,
  * dir: a worker type, type: a valid answer of another type, unsolicited:
@@ -273,6 +273,15 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
 		else return 0;
 		return 1;
 	}
+	case PR_M_XFERLOG: {
+		struct pr_m_xferlog *b = &m->u.xferlog;
+
+		if (!strcmp(f, "files2")) b->files = 2;
+		else if (!strcmp(f, "itemized-only")) { b->files = 0; b->itemized = 1; }
+		else if (!strcmp(f, "itemized2")) { b->files = 1; b->itemized = 2; }
+		else return 0;
+		return 1;
+	}
 	case PR_M_IDNAME: {
 		struct pr_m_idname *b = &m->u.midname;
 
@@ -372,6 +381,11 @@ static void serve_request(const struct pr_msg *r)
 		m.u.select.numeric_ids = strcmp(point, "idname") == 0 ? 0 : 1;
 		pr_str_set_name(&m.u.select.module, "pub");
 		answer(&m, -1, "select");
+		break;
+	case PR_W_START:
+		/* no transfer records: the worker then sends none */
+		pr_msg_init(&m, PR_M_XFERLOG);
+		answer(&m, -1, "xferlog");
 		break;
 	case PR_W_STAT:
 		pr_msg_init(&m, PR_M_STAT);

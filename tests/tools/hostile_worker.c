@@ -537,6 +537,130 @@ static int fs_bad(const char *op, const char *c)
 	return wait_hangup();
 }
 
+/* --- transfer-log modes ------------------------------------------------- */
+
+/* A valid record of a regular file sent ("dir/file"). */
+static void xfer_valid(struct pr_msg *m)
+{
+	struct pr_w_xfer *x = &m->u.xfer;
+
+	pr_msg_init(m, PR_W_XFER);
+	x->iflags = 0x8000 | 0x2000;
+	x->mode = 0100644;
+	x->sum_len = 16;
+	x->length = 6;
+	pr_str_set_relpath(&x->path, "dir/file");
+	x->name_off = 4;
+}
+
+static void start_valid(const char *request)
+{
+	struct pr_msg m;
+
+	pr_msg_init(&m, PR_W_START);
+	m.u.start.sender = 1;
+	pr_str_set_relpath(&m.u.start.request, request);
+	pr_ipc_send(&ipc, &m, -1);
+}
+
+/* START, and its answer reported to the client ("XFERLOG files=F itemized=I"). */
+static int start_answered(const char *request)
+{
+	struct pr_msg m;
+	int fd;
+
+	start_valid(request);
+	if (answer(&m, &fd) < 0 || m.h.type != PR_M_XFERLOG) {
+		report("XFERLOG no answer");
+		return -1;
+	}
+	report("XFERLOG files=%u itemized=%u", m.u.xferlog.files, m.u.xferlog.itemized);
+	return 0;
+}
+
+/*
+ * "start-..." and "xfer-..." modes: the transfer-log records sent
+ * malformed, out of state, repeated or unasked.  "xfer-injection" sends
+ * valid ones whose text tries to forge log lines, then exits.
+ */
+static int xfer_mode(const char *mode)
+{
+	struct pr_msg m;
+
+	if (strcmp(mode, "start-out-of-state") == 0) {
+		ready();
+		start_valid("pub/");
+	} else if (strcmp(mode, "start-bad-sender") == 0) {
+		if (select_module("pub") < 0)
+			return 1;
+		pr_msg_init(&m, PR_W_START);
+		m.u.start.sender = 7;
+		pr_ipc_send(&ipc, &m, -1);
+	} else if (strcmp(mode, "start-unterminated") == 0) {
+		if (select_module("pub") < 0)
+			return 1;
+		pr_msg_init(&m, PR_W_START);
+		memset(m.u.start.request.s, 'A', sizeof(m.u.start.request.s));
+		m.u.start.request.len = 10;
+		pr_ipc_send(&ipc, &m, -1);
+	} else if (strcmp(mode, "start-twice") == 0) {
+		if (select_module("logged") < 0 || start_answered("logged/") < 0)
+			return 1;
+		start_valid("logged/");
+	} else if (strcmp(mode, "xfer-unasked") == 0) {
+		if (select_module("pub") < 0 || start_answered("pub/") < 0)
+			return 1;
+		xfer_valid(&m);
+		pr_ipc_send(&ipc, &m, -1);
+	} else if (strcmp(mode, "xfer-before-start") == 0) {
+		if (select_module("logged") < 0)
+			return 1;
+		xfer_valid(&m);
+		pr_ipc_send(&ipc, &m, -1);
+	} else if (strcmp(mode, "xfer-itemized-unasked") == 0) {
+		/* [logplain]'s format has no %i: only files sent are wanted */
+		if (select_module("logplain") < 0 || start_answered("logplain/") < 0)
+			return 1;
+		xfer_valid(&m);
+		m.u.xfer.iflags = 0x2000;
+		pr_ipc_send(&ipc, &m, -1);
+	} else if (strcmp(mode, "xfer-bad-name-off") == 0) {
+		if (select_module("logged") < 0 || start_answered("logged/") < 0)
+			return 1;
+		xfer_valid(&m);
+		m.u.xfer.name_off = 9999;
+		pr_ipc_send(&ipc, &m, -1);
+	} else if (strcmp(mode, "xfer-sum-on-dir") == 0) {
+		if (select_module("logged") < 0 || start_answered("logged/") < 0)
+			return 1;
+		xfer_valid(&m);
+		m.u.xfer.mode = 040755;
+		m.u.xfer.flags = PR_XFER_SUM;
+		pr_ipc_send(&ipc, &m, -1);
+	} else if (strcmp(mode, "xfer-wrong-length") == 0) {
+		if (select_module("logged") < 0 || start_answered("logged/") < 0)
+			return 1;
+		xfer_valid(&m);
+		m.h.len -= 1;
+		pr_ipc_send(&ipc, &m, -1);
+	} else if (strcmp(mode, "xfer-injection") == 0) {
+		if (select_module("logged") < 0 || start_answered("logged/\n2026/01/01 00:00:00 [1] forged start") < 0)
+			return 1;
+		xfer_valid(&m);
+		pr_str_set_relpath(&m.u.xfer.path, "x\n2026/01/01 00:00:00 [1] forged file\033[2J");
+		m.u.xfer.name_off = 0;
+		m.u.xfer.link = PR_XLINK_HARD;
+		pr_str_set_text_trunc(&m.u.xfer.target, "t\r\n2026/01/01 00:00:00 [1] forged target");
+		pr_ipc_send(&ipc, &m, -1);
+		pr_msg_init(&m, PR_W_EXIT);
+		pr_ipc_send(&ipc, &m, -1);
+		return 0;
+	} else {
+		return 3;
+	}
+	return wait_hangup();
+}
+
 int main(void)
 {
 	struct pr_msg m, init;
@@ -684,6 +808,8 @@ int main(void)
 		pr_msg_init(&m, PR_W_CLOSE);
 		m.u.close.handle = 12345;
 		pr_ipc_send(&ipc, &m, -1);
+	} else if (strncmp(mode, "start-", 6) == 0 || strncmp(mode, "xfer-", 5) == 0) {
+		return xfer_mode(mode);
 	} else if (strcmp(mode, "silent") == 0) {
 		/* Never becomes ready: the handshake deadline must kill us. */
 		for (int i = 0; i < 600; i++)

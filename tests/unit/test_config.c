@@ -728,10 +728,6 @@ static void test_warnings(void)
 	static const char *const want[] = {
 		NAME ":1: 'timeout' is not implemented yet and is ignored: a silent client is never "
 		"cut after the handshake; only the client's --timeout applies (issue 10, being implemented)",
-		NAME ":2: 'proxy protocol hosts' is not implemented yet and is ignored: no PROXY header "
-		"is read (issue 11, being implemented)",
-		NAME ":12: module [b]: per-module 'log file' is not implemented yet and is ignored: "
-		"the global value applies to this module too",
 	};
 	static const char text[] =
 		"timeout = 600\n"               /* 1 */
@@ -745,7 +741,7 @@ static void test_warnings(void)
 		"[b]\n"                         /* 9 */
 		"path = /b\n"                   /* 10 */
 		"Dont_Compress = *.zip\n"       /* 11: implemented */
-		"log file = /var/log/b.log\n"   /* 12 */
+		"log file = /var/log/b.log\n"   /* 12: the module's own */
 		"reverse lookup = no\n"         /* 13: per module now, no warning */
 		"reverse lookup = yes\n";       /* 14 */
 	struct cfg c;
@@ -760,8 +756,11 @@ static void test_warnings(void)
 		for (i = 0; i < c.nwarnings && i < sizeof want / sizeof want[0]; i++)
 			CHECK_MSG(streq(c.warnings[i], want[i]), "got \"%s\", "
 				  "expected \"%s\"", c.warnings[i], want[i]);
-		/* Per-module values are not honoured, the global ones stay. */
+		/* 'reverse lookup' in a module is that module's; 'log file'
+		 * is the module's own, the global one stays. */
 		CHECK(streq(c.log_file, "/var/log/all.log") && c.reverse_lookup == 1);
+		CHECK(c.nmodules == 2 && streq(c.modules[0].log_file, "/var/log/all.log") &&
+		      streq(c.modules[1].log_file, "/var/log/b.log"));
 		CHECK(c.nmodules == 2);
 		CHECK(c.nmodules == 2 && streq(c.modules[0].dont_compress, "*.gz") &&
 		      streq(c.modules[1].dont_compress, "*.zip"));
@@ -781,6 +780,77 @@ static void test_warnings(void)
 		   "'reverse lookup' must be");
 	EXPECT_ERR("[a]\npath=/a\nsyslog facility = nosuch\n", 3,
 		   "not a syslog facility");
+}
+
+/* PROXY protocol and the log directives of issue 11. */
+static void test_proxy_and_logs(void)
+{
+	struct cfg c;
+	char text[64 * 80 + 200];
+	size_t n = 0;
+
+	EXPECT_OK("proxy protocol = yes\nproxy protocol hosts = 10.0.0.1, 192.168.0.0/16 ::1 fd00::/8\t10.1.0.0/255.255.0.0\n", c);
+	CHECK(c.proxy_protocol == 1 && streq(c.proxy_protocol_hosts,
+		"10.0.0.1, 192.168.0.0/16 ::1 fd00::/8\t10.1.0.0/255.255.0.0") && c.nwarnings == 0);
+	cfg_free(&c);
+	EXPECT_OK("proxy protocol = yes\n", c);
+	CHECK(c.nwarnings == 1 && c.nwarnings && strstr(c.warnings[0], "all connections will be rejected as untrusted proxy peers"));
+	cfg_free(&c);
+	EXPECT_OK("proxy protocol hosts = 10.0.0.1\n", c);
+	CHECK(c.proxy_protocol == 0 && c.nwarnings == 0);
+	cfg_free(&c);
+	EXPECT_ERR("proxy protocol hosts = proxy.example.org\n", 1, "'proxy.example.org' is not an address");
+	EXPECT_ERR("proxy protocol hosts = 10.0.0.1 10.*\n", 1, "'10.*' is not an address");
+	EXPECT_ERR("proxy protocol hosts = 10.0.0.0/33\n", 1, "is not an address");
+	EXPECT_ERR("proxy protocol hosts = ::/129\n", 1, "is not an address");
+	EXPECT_ERR("proxy protocol hosts = 10.0.0.0/-1\n", 1, "is not an address");
+	EXPECT_ERR("proxy protocol hosts = 10.0.0.0/255.0.0.0.0\n", 1, "is not an address");
+	EXPECT_ERR("proxy protocol hosts = 10.0.0.0/ffff::\n", 1, "is not an address");
+	EXPECT_ERR("[a]\npath = /a\nproxy protocol = yes\n", 3, "global parameter");
+
+	/* global values, the modules' defaults, and a module's own */
+	EXPECT_OK("syslog tag = g.%RSYNC_MODULE_NAME%\nsyslog facility = LOCAL3\nlog file = /l/all\n"
+		  "[a]\npath = /a\n[b]\npath = /b\nsyslog tag = b\nsyslog facility = local5\nlog file = /l/b\n"
+		  "transfer logging = yes\nlog format = %f %l\n[c]\npath = /c\nlog file =\n", c);
+	CHECK(streq(c.syslog_tag, "g.%RSYNC_MODULE_NAME%") && streq(c.syslog_facility, "local3") &&
+	      streq(c.log_file, "/l/all"));
+	CHECK(c.nmodules == 3 && streq(c.modules[0].syslog_tag, c.syslog_tag) &&
+	      streq(c.modules[0].syslog_facility, "local3") && streq(c.modules[0].log_file, "/l/all") &&
+	      c.modules[0].transfer_logging == 0 && streq(c.modules[0].log_format, "%o %h [%a] %m (%u) %f %l"));
+	CHECK(c.nmodules == 3 && streq(c.modules[1].syslog_tag, "b") && streq(c.modules[1].syslog_facility, "local5") &&
+	      streq(c.modules[1].log_file, "/l/b") && c.modules[1].transfer_logging == 1 &&
+	      streq(c.modules[1].log_format, "%f %l"));
+	CHECK(c.nmodules == 3 && c.modules[2].log_file == NULL);
+	cfg_free(&c);
+	EXPECT_OK("[a]\npath = /a\n", c);
+	CHECK(streq(c.syslog_tag, "prsyncd") && c.log_file == NULL && c.nmodules == 1 &&
+	      streq(c.modules[0].syslog_tag, "prsyncd") && streq(c.modules[0].syslog_facility, "daemon"));
+	cfg_free(&c);
+	EXPECT_ERR("syslog tag = a b\n", 1, "must not contain blanks");
+	EXPECT_ERR("syslog tag = a:b\n", 1, "must not contain blanks");
+	EXPECT_ERR("syslog tag =\n", 1, "must be 1 to 200 bytes");
+	EXPECT_ERR("[a]\npath = /a\nsyslog facility = console\n", 3, "is not a syslog facility");
+	EXPECT_ERR("[a]\npath = /a\ntransfer logging = maybe\n", 3, "must be yes/no");
+	memset(text, 0, sizeof(text));
+	n = (size_t)snprintf(text, sizeof(text), "[a]\npath = /a\nlog format = ");
+	memset(text + n, 'x', CFG_LOG_FORMAT_MAX + 1);
+	text[n + CFG_LOG_FORMAT_MAX + 1] = '\n';
+	EXPECT_ERR(text, 3, "is too long");
+	text[n + CFG_LOG_FORMAT_MAX] = '\n';
+	text[n + CFG_LOG_FORMAT_MAX + 1] = '\0';
+	EXPECT_OK(text, c);
+	cfg_free(&c);
+
+	/* every session opens each module's own log file: at most 64 */
+	n = 0;
+	for (int i = 0; i <= CFG_MODLOG_FILES_MAX; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "[m%d]\npath = /m\nlog file = /l/%d\n", i, i % (i < CFG_MODLOG_FILES_MAX ? 1000 : 1));
+	EXPECT_OK(text, c); /* the 65th shares the first's */
+	cfg_free(&c);
+	n = 0;
+	for (int i = 0; i <= CFG_MODLOG_FILES_MAX; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "[m%d]\npath = /m\nlog file = /l/%d\n", i, i);
+	EXPECT_ERR(text, 3 * CFG_MODLOG_FILES_MAX + 1, "more than 64 distinct module 'log file's");
 }
 
 static void test_err_buffer(void)
@@ -1052,6 +1122,7 @@ int main(void)
 	test_security();
 	test_filters();
 	test_warnings();
+	test_proxy_and_logs();
 	test_err_buffer();
 	test_prefixes();
 	test_load();

@@ -58,6 +58,9 @@ static const struct type_info types[] = {
 	{ PR_M_AUTHREQ, PR_DIR_TO_WORKER, sizeof(struct pr_m_authreq), 0 },
 	{ PR_W_AUTH, PR_DIR_TO_MONITOR, sizeof(struct pr_w_auth), 0 },
 	{ PR_W_HELLO, PR_DIR_TO_MONITOR, sizeof(struct pr_w_hello), 0 },
+	{ PR_W_START, PR_DIR_TO_MONITOR, sizeof(struct pr_w_start), 0 },
+	{ PR_M_XFERLOG, PR_DIR_TO_WORKER, sizeof(struct pr_m_xferlog), 0 },
+	{ PR_W_XFER, PR_DIR_TO_MONITOR, sizeof(struct pr_w_xfer), 0 },
 };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 
@@ -297,6 +300,54 @@ static void base_wreadlink(struct pr_msg *m)
 	set_relpath(&m->u.path.path, "dir/link");
 }
 
+static void base_start(struct pr_msg *m)
+{
+	pr_msg_init(m, PR_W_START);
+	m->u.start.sender = 1;
+	set_relpath(&m->u.start.request, "mod/dir mod/file");
+}
+
+static void base_xferlog(struct pr_msg *m)
+{
+	pr_msg_init(m, PR_M_XFERLOG);
+	m->u.xferlog.files = 1;
+	m->u.xferlog.itemized = 1;
+}
+
+/* A regular file sent, with its checksum. */
+static void base_xfer(struct pr_msg *m)
+{
+	struct pr_w_xfer *x = &m->u.xfer;
+
+	pr_msg_init(m, PR_W_XFER);
+	x->iflags = 0x8000 | 0x2000;
+	x->mode = 0100644;
+	x->flags = PR_XFER_UID | PR_XFER_GID | PR_XFER_MTIMES | PR_XFER_SUM;
+	x->sum_len = 16;
+	x->length = 6;
+	x->bytes = 49;
+	x->sum_bytes = 16;
+	x->mtime = 1577934245;
+	memset(x->sum, 0xab, 16);
+	set_relpath(&x->path, "dir/file");
+	x->name_off = 4;
+}
+
+/* A symlink itemized, with its target. */
+static void base_xfer_link(struct pr_msg *m)
+{
+	struct pr_w_xfer *x = &m->u.xfer;
+
+	base_xfer(m);
+	x->iflags = 0x2000;
+	x->mode = 0120777;
+	x->flags = PR_XFER_MTIMES;
+	x->bytes = x->sum_bytes = 0;
+	memset(x->sum, 0, sizeof(x->sum));
+	x->link = PR_XLINK_SYMLINK;
+	set_text(&x->target, "../elsewhere/target");
+}
+
 /* A valid message of the type, without descriptor. */
 static void build(struct pr_msg *m, enum pr_msg_type t)
 {
@@ -328,6 +379,9 @@ static void build(struct pr_msg *m, enum pr_msg_type t)
 		pr_msg_init(m, t);
 		m->u.close.handle = 7;
 		return;
+	case PR_W_START: base_start(m); return;
+	case PR_M_XFERLOG: base_xferlog(m); return;
+	case PR_W_XFER: base_xfer(m); return;
 	case PR_W_IDNAME:
 		pr_msg_init(m, t);
 		m->u.idname.kind = PR_ID_USER;
@@ -491,7 +545,7 @@ static void test_unknown_types(void)
 {
 	/* gaps of the enum, its ends, and real types with a high byte set
 	 * (a validator comparing only the low byte would take them) */
-	static const uint16_t bad[] = { PR_MSG_NONE, 12, 26, 63, PR_MSG_TYPE_MAX, 90,
+	static const uint16_t bad[] = { PR_MSG_NONE, 12, 14, 26, 63, PR_MSG_TYPE_MAX, 79, 90,
 					127, 128, 0x0100 | PR_M_INIT, 0x0100 | PR_M_OPEN,
 					0x0100 | PR_W_READY, 0x0100 | PR_W_STAT, 0x8000,
 					0xfffe, 0xffff };
@@ -1114,6 +1168,78 @@ static void test_wstat_fields(void)
 	FIELD(PR_W_STAT, PR_MSG_EBADFIELD, u.stat.flags, 0x100, "flags 0x100");
 	FIELD(PR_W_STAT, PR_MSG_EBADFIELD, u.stat.flags, 0x80000000u, "flags 0x80000000");
 	FIELD(PR_W_STAT, PR_MSG_EBADFIELD, u.stat.flags, 0xffffffffu, "flags huge");
+}
+
+/* The transfer log's records: every field out of range, and the
+ * cross-field rules (a sum only for a regular file, a target exactly when
+ * a link kind says so, a symlink target only on a symlink). */
+static void test_xferlog_fields(void)
+{
+	struct pr_msg m;
+
+	FIELD(PR_W_START, PR_MSG_OK, u.start.sender, 0, "sender 0 (a push)");
+	FIELD(PR_W_START, PR_MSG_EBADFIELD, u.start.sender, 2, "sender 2");
+	FIELD(PR_W_START, PR_MSG_EBADFIELD, u.start.sender, 0xffffffffu, "sender huge");
+	base_start(&m);
+	set_relpath(&m.u.start.request, "");
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "empty request");
+	set_relpath(&m.u.start.request, "../../etc/passwd \001\033[2J");
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "request is log text, not a path");
+
+	FIELD(PR_M_XFERLOG, PR_MSG_OK, u.xferlog.itemized, 0, "files only");
+	FIELD(PR_M_XFERLOG, PR_MSG_EBADFIELD, u.xferlog.files, 2, "files 2");
+	FIELD(PR_M_XFERLOG, PR_MSG_EBADFIELD, u.xferlog.itemized, 2, "itemized 2");
+	FIELD(PR_M_XFERLOG, PR_MSG_EBADFIELD, u.xferlog.files, 0, "itemized without files");
+	base_xferlog(&m);
+	m.u.xferlog.files = m.u.xferlog.itemized = 0;
+	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "no records");
+
+	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.iflags, 0xffff, "iflags all 16 bits");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.iflags, 0x10000, "iflags bit 16");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.iflags, 0xffffffffu, "iflags huge");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.mode, 0, "mode without a type");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.mode, 0170644, "mode of an unknown type");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.mode, 0300644, "mode bits above the type");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.flags, 0x40, "flags bit 6");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.flags, 0xffffffffu, "flags huge");
+	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.flags, PR_XFER_FLAGS_ALL, "every flag");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.sum_len, 0, "sum_len 0");
+	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.sum_len, PR_XFER_SUM_MAX, "sum_len 64");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.sum_len, PR_XFER_SUM_MAX + 1, "sum_len 65");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.sum_len, 0x80000000u, "sum_len negative as int");
+	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.name_off, 8, "name_off == path length");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.name_off, 9, "name_off past the path");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.name_off, 0xffffffffu, "name_off huge");
+	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.length, (uint64_t)INT64_MAX, "length INT64_MAX");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.length, (uint64_t)INT64_MAX + 1, "length negative as int64");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.bytes, UINT64_MAX, "bytes huge");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.sum_bytes, UINT64_MAX, "sum_bytes huge");
+	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.mtime, INT64_MIN, "mtime INT64_MIN");
+	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.mtime, INT64_MAX, "mtime INT64_MAX");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.mode, 040755, "a sum on a directory");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.link, 3, "link kind 3");
+	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.link, PR_XLINK_HARD, "a hard link without its name");
+	base_xfer(&m);
+	set_relpath(&m.u.xfer.path, "");
+	m.u.xfer.name_off = 0;
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "empty path");
+	base_xfer(&m);
+	set_relpath(&m.u.xfer.path, "sub/.");
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "path as rsync writes a dot entry");
+	base_xfer(&m);
+	set_text(&m.u.xfer.target, "x");
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "a target without a link kind");
+	m.u.xfer.link = PR_XLINK_HARD;
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "a hard link's name");
+	m.u.xfer.link = PR_XLINK_SYMLINK;
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "a symlink target on a regular file");
+	base_xfer_link(&m);
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "a symlink with its target");
+	m.u.xfer.flags |= PR_XFER_SUM;
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "a sum on a symlink");
+	base_xfer_link(&m);
+	set_text(&m.u.xfer.target, "");
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "a symlink without its target");
 }
 
 static void test_close_idname_fields(void)
@@ -1907,6 +2033,9 @@ static const struct str_field str_fields[] = {
 	SFP("wstat.path", base_wstat, u.stat.path),
 	SFP("wopen.path", base_wopen, u.path.path),
 	SFP("wreadlink.path", base_wreadlink, u.path.path),
+	SF("start.request", base_start, u.start.request, "", 0),
+	SF("xfer.path", base_xfer, u.xfer.path, "p", OFF(u.xfer.target)),
+	SF("xfer.target", base_xfer_link, u.xfer.target, "t", 0),
 };
 
 static char *str_s(struct pr_msg *m, const struct str_field *f)
@@ -2602,6 +2731,7 @@ int main(void)
 	test_relpath();
 	test_wstat_fields();
 	test_close_idname_fields();
+	test_xferlog_fields();
 	test_list_end_fields();
 	test_mstat_fields();
 	test_open_fields();

@@ -1,0 +1,126 @@
+/*
+ * Per-module log destinations (modlog.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "modlog.h"
+
+/*
+ * The one place the monitor opens an operator-named file to append to.
+ * It runs as root: the file must not be reached through a symlink planted
+ * in a directory someone else can write (see src/priv's operator-file
+ * helper, which this is meant to call once it exists).
+ */
+static int modlog_open_file(const char *path)
+{
+	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0640);
+}
+
+void modlog_expand_tag(char *out, size_t cap, const char *tag, const struct cfg_module *mod, const char *host,
+		       const char *addr, const char *user)
+{
+	const struct { const char *name; const char *value; } vars[] = {
+		{ "RSYNC_MODULE_NAME", mod->name }, { "RSYNC_MODULE_PATH", mod->path },
+		{ "RSYNC_HOST_ADDR", addr },        { "RSYNC_HOST_NAME", host },
+		{ "RSYNC_USER_NAME", user },
+	};
+	size_t o = 0;
+
+	if (cap == 0)
+		return;
+	for (const char *p = tag; *p && o + 1 < cap; ) {
+		const char *end = *p == '%' ? strchr(p + 1, '%') : NULL;
+		const char *value = NULL;
+
+		for (size_t i = 0; end && i < sizeof(vars) / sizeof(vars[0]); i++)
+			if (strlen(vars[i].name) == (size_t)(end - p - 1) && strncmp(p + 1, vars[i].name, (size_t)(end - p - 1)) == 0)
+				value = vars[i].value;
+		if (value == NULL) {
+			/* not a variable: the '%' is text, the next '%' may start one */
+			out[o++] = *p++;
+			continue;
+		}
+		o += (size_t)snprintf(out + o, cap - o, "%s", value);
+		if (o >= cap)
+			o = cap - 1;
+		p = end + 1;
+	}
+	out[o] = '\0';
+}
+
+static int differ(const char *a, const char *b)
+{
+	return (a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0);
+}
+
+/* The module's own file, when it has one apart from the global log. */
+static const char *own_file(const struct cfg *cfg, const struct cfg_module *mod)
+{
+	return mod->log_file != NULL && differ(mod->log_file, cfg->log_file) ? mod->log_file : NULL;
+}
+
+void modlog_prepare(struct modlog *ml, const struct cfg *cfg)
+{
+	int want_syslog = 0;
+
+	memset(ml, 0, sizeof(*ml));
+	for (size_t i = 0; i < cfg->nmodules; i++) {
+		const char *path = own_file(cfg, &cfg->modules[i]);
+		size_t j;
+
+		want_syslog |= cfg->modules[i].log_file == NULL && cfg->log_file != NULL;
+		if (path == NULL)
+			continue;
+		for (j = 0; j < ml->n && strcmp(ml->path[j], path) != 0; j++)
+			;
+		if (j < ml->n || ml->n == CFG_MODLOG_FILES_MAX) /* the loader bounds them */
+			continue;
+		ml->path[j] = path;
+		ml->fd[j] = modlog_open_file(path);
+		ml->err[j] = errno;
+		ml->n++;
+	}
+	if (want_syslog)
+		log_syslog_connect();
+}
+
+void modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_module *mod, const char *host,
+		   const char *addr, const char *user)
+{
+	const char *path = own_file(cfg, mod);
+	char tag[LOG_TAG_MAX];
+	int fd = -1, err = ENOENT;
+
+	for (size_t j = 0; j < ml->n; j++) {
+		if (path != NULL && fd < 0 && strcmp(ml->path[j], path) == 0) {
+			fd = ml->fd[j];
+			err = ml->err[j];
+		} else if (ml->fd[j] >= 0) {
+			close(ml->fd[j]);
+		}
+		ml->fd[j] = -1;
+	}
+	if (path != NULL) {
+		if (fd < 0) {
+			log_msg(PR_LOG_ERR, "module %s: cannot open log file %s: %s; logging where the session started",
+				mod->name, path, strerror(err));
+			return;
+		}
+		log_use_fd(fd);
+		return;
+	}
+	/* Syslog: after a global log file the module's "log file =" asks for
+	 * it; otherwise only another facility or tag changes anything
+	 * (rsyncd compares the tags as written, before expansion). */
+	if (mod->log_file != NULL || (cfg->log_file == NULL && !log_to_syslog()) ||
+	    (cfg->log_file == NULL && !differ(mod->syslog_tag, cfg->syslog_tag) &&
+	     !differ(mod->syslog_facility, cfg->syslog_facility)))
+		return;
+	modlog_expand_tag(tag, sizeof(tag), mod->syslog_tag, mod, host, addr, user);
+	(void)log_use_syslog(mod->syslog_facility, tag);
+}

@@ -1,0 +1,40 @@
+/*
+ * Where a session logs after module selection, as rsyncd decides it: a
+ * module whose "log file" differs from the global one logs to that file
+ * from then on; one whose "log file" is empty logs to syslog; a syslog
+ * session whose module has another "syslog facility" or "syslog tag"
+ * switches to them, the tag's %RSYNC_MODULE_NAME%, %RSYNC_MODULE_PATH%,
+ * %RSYNC_HOST_ADDR%, %RSYNC_HOST_NAME% and %RSYNC_USER_NAME% expanded.
+ *
+ * Everything a switch needs is acquired by modlog_prepare(), as root and
+ * before the worker exists: each module's own log file is opened (created
+ * if need be), and the syslog socket connected when some module may log
+ * there.  modlog_select() then only picks, so it works in a monitor that
+ * may no longer open files or sockets.
+ */
+#ifndef PRSYNCD_MODLOG_H
+#define PRSYNCD_MODLOG_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+struct modlog {
+	size_t n;                          /* distinct module log files */
+	const char *path[CFG_MODLOG_FILES_MAX];
+	int fd[CFG_MODLOG_FILES_MAX];      /* -1: see err */
+	int err[CFG_MODLOG_FILES_MAX];
+};
+
+void modlog_prepare(struct modlog *ml, const struct cfg *cfg);
+
+/* At selection: switch the session's log; closes the files not chosen. */
+void modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_module *mod, const char *host,
+		   const char *addr, const char *user);
+
+/* Expand the %RSYNC_...% session variables of a syslog tag, rsync's way:
+ * an unknown or unterminated %NAME stays as written. */
+void modlog_expand_tag(char *out, size_t cap, const char *tag, const struct cfg_module *mod, const char *host,
+		       const char *addr, const char *user);
+
+#endif

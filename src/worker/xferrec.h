@@ -1,0 +1,27 @@
+/*
+ * The worker's side of the transfer log: it never writes a log line, it
+ * tells the monitor what was asked (PR_W_START, once, answered with the
+ * records the monitor wants) and, when asked, what was sent (one PR_W_XFER
+ * per file).  The monitor formats the lines (src/monitor/xferlog.c).
+ */
+#ifndef PRSYNCD_XFERREC_H
+#define PRSYNCD_XFERREC_H
+
+#include <stdint.h>
+
+#include "flist.h"
+#include "sess.h"
+
+/* After the arguments: the request line, and what to report. */
+void xferrec_start(struct sess *s);
+
+/* Whether an item of the client's request gets a record: a file sent
+ * (transfer), or one the client itemized with a change (log format %i). */
+int xferrec_wanted(const struct sess *s, uint16_t iflags, int has_xname);
+
+/* One record.  digest: the whole-file sum sent (transfers), else NULL;
+ * xname: the client's extra name (a hard link's), else NULL. */
+void xferrec_send(const struct sess *s, const struct flist *fl, const struct fentry *f, uint16_t iflags,
+		  const char *xname, uint64_t bytes, uint64_t sum_bytes, const unsigned char *digest);
+
+#endif
