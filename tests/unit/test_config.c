@@ -806,7 +806,10 @@ static void test_proxy_and_logs(void)
 	EXPECT_ERR("proxy protocol hosts = 10.0.0.0/-1\n", 1, "is not an address");
 	EXPECT_ERR("proxy protocol hosts = 10.0.0.0/255.0.0.0.0\n", 1, "is not an address");
 	EXPECT_ERR("proxy protocol hosts = 10.0.0.0/ffff::\n", 1, "is not an address");
-	EXPECT_ERR("[a]\npath = /a\nproxy protocol = yes\n", 3, "global parameter");
+	/* in a module: ignored with rsyncd's warning */
+	EXPECT_OK("[a]\npath = /a\nproxy protocol = yes\n", c);
+	CHECK(c.proxy_protocol == 0 && c.nwarnings == 1 && strstr(c.warnings[0], "global parameter"));
+	cfg_free(&c);
 
 	/* global values, the modules' defaults, and a module's own */
 	EXPECT_OK("syslog tag = g.%RSYNC_MODULE_NAME%\nsyslog facility = LOCAL3\nlog file = /l/all\n"
