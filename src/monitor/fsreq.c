@@ -81,22 +81,57 @@ static void id_add(struct fs_ids *t, uint32_t id, const char *name)
 		t->e[t->n++].id = id;
 }
 
-/* The uid/gid -> name tables, read while NSS still works. */
-static void load_ids(struct fsreq *f)
+/* The uid/gid -> name tables. */
+static void load_ids(struct fs_idmap *m)
 {
 	struct passwd *pw;
 	struct group *gr;
 
-	f->users.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
-	f->groups.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
+	m->users.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
+	m->groups.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
 	setpwent();
 	for (int i = 0; i < FS_MAX_IDS && (pw = getpwent()) != NULL; i++)
-		id_add(&f->users, pw->pw_uid, pw->pw_name);
+		id_add(&m->users, pw->pw_uid, pw->pw_name);
 	endpwent();
 	setgrent();
 	for (int i = 0; i < FS_MAX_IDS && (gr = getgrent()) != NULL; i++)
-		id_add(&f->groups, gr->gr_gid, gr->gr_name);
+		id_add(&m->groups, gr->gr_gid, gr->gr_name);
 	endgrent();
+}
+
+/* rsyncd maps no names for chroot modules unless told otherwise. */
+static int maps_names(const struct cfg_module *mod)
+{
+	return mod->numeric_ids >= 0 ? mod->numeric_ids == 0 : mod->use_chroot == 0;
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+void fs_idmap_load(struct fs_idmap *m, const struct cfg *cfg)
+{
+	int names = 0;
+
+	m->mod = calloc(cfg->nmodules + 1, sizeof(*m->mod));
+	for (size_t i = 0; m->mod != NULL && i < cfg->nmodules; i++) {
+		const struct cfg_module *mod = &cfg->modules[i];
+		size_t j = 0;
+
+		names |= maps_names(mod);
+		/* One lookup per distinct uid/gid pair, however many modules. */
+		while (j < i && !(same_text(cfg->modules[j].uid, mod->uid) && same_text(cfg->modules[j].gid, mod->gid)))
+			j++;
+		if (j < i) {
+			m->mod[i] = m->mod[j];
+			continue;
+		}
+		m->mod[i].ok = lookup_id(mod->uid ? mod->uid : "nobody", 'u', &m->mod[i].uid) == 0 &&
+			       lookup_id(mod->gid ? mod->gid : "nobody", mod->gid ? 'g' : 'p', &m->mod[i].gid) == 0;
+	}
+	if (names)
+		load_ids(m); /* numeric ids only: nothing to disclose, and no NSS enumeration */
 }
 
 /* The module's filter directives, in rsyncd's order, as one list, and the
@@ -118,10 +153,11 @@ static int load_filters(struct fsreq *f, const struct cfg_module *mod)
 	return 0;
 }
 
-int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod)
+int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod,
+	       const struct fs_idmap *ids, size_t idx)
 {
-	const char *user = mod->uid ? mod->uid : "nobody";
-	const char *group = mod->gid ? mod->gid : "nobody";
+	/* openat2, not open: the filtered monitor has no open/openat. */
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC };
 
 	if (load_filters(f, mod) < 0)
 		return -1;
@@ -129,13 +165,21 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	f->ipc = ipc;
 	f->module = mod->name;
 	f->root = -1;
-	f->numeric_ids = mod->numeric_ids >= 0 ? mod->numeric_ids != 0 : mod->use_chroot != 0;
-	if (lookup_id(user, 'u', &f->uid) < 0 || lookup_id(group, mod->gid ? 'g' : 'p', &f->gid) < 0)
-		log_msg(PR_LOG_ERR, "module %s: unknown uid '%s' or gid '%s'", mod->name, user, group);
-	else if ((f->root = open(mod->path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	f->numeric_ids = !maps_names(mod);
+	if (ids->mod == NULL || !ids->mod[idx].ok) {
+		log_msg(PR_LOG_ERR, "module %s: unknown uid '%s' or gid '%s'", mod->name,
+			mod->uid ? mod->uid : "nobody", mod->gid ? mod->gid : "nobody");
+		return -1;
+	}
+	f->uid = ids->mod[idx].uid;
+	f->gid = ids->mod[idx].gid;
+	if (!f->numeric_ids) {
+		f->users = ids->users;
+		f->groups = ids->groups;
+	}
+	f->root = (int)syscall(SYS_openat2, AT_FDCWD, mod->path, &how, sizeof(how));
+	if (f->root < 0)
 		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, strerror(errno));
-	else if (!f->numeric_ids)
-		load_ids(f); /* numeric ids: nothing to disclose, and no NSS enumeration */
 	return f->root < 0 ? -1 : 0;
 }
 

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -41,6 +42,7 @@
 #include "lchan.h"
 #include "log.h"
 #include "policies.h"
+#include "preconf.h"
 #include "session.h"
 #include "sigsys.h"
 
@@ -58,13 +60,17 @@ struct session {
 	struct pr_ipc ipc;
 	struct lchan lsn;  /* to the listener, for connection slots */
 	pid_t worker;
+	int pidfd;         /* the worker's: the filtered monitor has no kill() */
 	unsigned state;
 	int done;
 	int killed;        /* the monitor itself ended the worker */
-	int confined;      /* chroot and uid drop begun: leave with _exit only */
+	int filtered;      /* preconfine() ran: leave with _exit only */
+	int confined;      /* chroot and uid drop begun */
+	int landlocked;    /* preconfine() set up Landlock */
 	int exit_code;
 	const struct cfg_module *module;
 	struct fsreq fs;
+	struct fs_idmap ids; /* every module's, looked up before the worker exists */
 	char host[NI_MAXHOST];
 	char addr[NI_MAXHOST];
 };
@@ -133,9 +139,11 @@ static int test_syscall_hook(struct session *s, const char *name)
 {
 	long rc;
 
-	log_msg(PR_LOG_INFO, "test hook: the monitor calls %s (%s)", name, s->confined ? "confined" : "not confined");
+	log_msg(PR_LOG_INFO, "test hook: the monitor calls %s (%s)", name,
+		s->confined ? "confined" : !s->filtered ? "not confined" :
+		s->landlocked ? "confined before selection, Landlock" : "confined before selection");
 	rc = pr_test_syscall(name);
-	log_msg(PR_LOG_ERR, "test hook: the monitor's %s returned %ld", name, rc);
+	log_msg(PR_LOG_ERR, "test hook: the monitor's %s returned %ld (%s)", name, rc, rc < 0 ? strerror(errno) : "");
 	return -1;
 }
 #endif
@@ -177,18 +185,12 @@ static int h_modlist(struct session *s, const struct pr_msg *m)
 	return send_msg(s, &out, -1);
 }
 
-#ifdef PRSYNCD_TEST_HOOKS
-#define MONITOR_POLICY_EXTRA (&pr_policy_sanitizer) /* ASan/UBSan runtime */
-#else
-#define MONITOR_POLICY_EXTRA NULL
-#endif
-
 /*
  * After selection, for good: chroot to the module root, the module's uid and
  * gid (when started as root; rsyncd ignores them otherwise), proof that root
  * cannot be regained (unless the module runs as root), not dumpable, then
- * the monitor's own allow-list.  What libc would load lazily is loaded
- * first: the time zone of the log lines; the id tables are in s->fs.
+ * the monitor's own allow-list, stacked on the pre-selection one
+ * (preconf.c), which admits every call made here.
  */
 static int confine(struct session *s)
 {
@@ -197,14 +199,14 @@ static int confine(struct session *s)
 	int root = geteuid() == 0;
 	char err[256];
 
-	tzset();
 	s->confined = 1;
 	if (root && (fchdir(s->fs.root) < 0 || chroot(".") < 0 || setgroups(1, &gid) < 0 ||
 		     setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0))
 		snprintf(err, sizeof(err), "chroot or id drop: %s", strerror(errno));
 	else if (root && (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 ||
 			  ru != uid || eu != uid || su != uid || rg != gid || eg != gid || sg != gid ||
-			  (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0 || (gid != 0 && setegid(0) == 0)))))
+			  (uid != 0 && (setresuid(0, 0, 0) == 0 || setresuid(-1, 0, -1) == 0 ||
+					   (gid != 0 && setresgid(-1, 0, -1) == 0)))))
 		snprintf(err, sizeof(err), "uid %u gid %u did not take, or root can be regained", uid, gid);
 	else if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		snprintf(err, sizeof(err), "PR_SET_DUMPABLE: %s", strerror(errno));
@@ -240,7 +242,7 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		pr_str_set_text_trunc(&out.u.select.error, text);
 		return send_msg(s, &out, -1);
 	}
-	if (fs_prepare(&s->fs, &s->ipc, mod) < 0) {
+	if (fs_prepare(&s->fs, &s->ipc, mod, &s->ids, (size_t)(mod - s->cfg.modules)) < 0) {
 		s->state = ST_LISTED; /* no second attempt */
 		out.u.select.status = PR_SELECT_ERROR;
 		pr_str_set_text_trunc(&out.u.select.error, "@ERROR: chdir failed");
@@ -588,6 +590,7 @@ int session_main(const struct session_opts *o)
 	}
 	init.u.init.has_motd = motd_fd >= 0;
 	kmsg_fd = sigsys_watch_open();
+	fs_idmap_load(&s->ids, &s->cfg);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		log_msg(PR_LOG_ERR, "socketpair: %s", strerror(errno));
@@ -602,10 +605,22 @@ int session_main(const struct session_opts *o)
 	close(sv[1]);
 	close(PR_FD_CLIENT); /* the worker holds the only copy from now on */
 	pr_ipc_init(&s->ipc, sv[0], PR_DIR_TO_MONITOR);
+	s->pidfd = pidfd_open(s->worker, 0);
+	if (s->pidfd < 0) {
+		log_msg(PR_LOG_ERR, "pidfd_open: %s", strerror(errno));
+		kill(s->worker, SIGKILL);
+		return 1;
+	}
 
 	int reaped = 0;
 
-	rc = send_msg(s, &init, motd_fd);
+	/* From the first worker record on, only what the session needs. */
+	s->filtered = 1;
+	rc = preconfine(&s->landlocked, err, sizeof(err));
+	if (rc < 0)
+		log_msg(PR_LOG_ERR, "confining the monitor before selection: %s", err);
+	else
+		rc = send_msg(s, &init, motd_fd);
 	if (motd_fd >= 0)
 		close(motd_fd);
 	if (rc == 0)
@@ -625,18 +640,19 @@ int session_main(const struct session_opts *o)
 			log_msg(PR_LOG_WARNING, "worker %d closed its channel without an exit status", (int)s->worker);
 	}
 	if (!reaped && !s->confined) {
-		s->killed = kill(s->worker, SIGKILL) == 0;
+		s->killed = pidfd_send_signal(s->pidfd, SIGKILL, NULL, 0) == 0;
 		while (s->killed && waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
 			;
 		reaped = s->killed;
 	} else if (!reaped) {
-		/* A confined monitor has no kill(): the worker's parent-death
-		 * signal ends it when we exit. */
+		/* After the uid drop the monitor may not signal the worker
+		 * (and monitor.policy has no call for it): the worker's
+		 * parent-death signal ends it when we exit. */
 		log_msg(PR_LOG_INFO, "worker %d ends with its session monitor", (int)s->worker);
 	}
 	if (reaped)
 		report_exit(s, status, kmsg_fd);
-	if (s->confined)
+	if (s->filtered)
 		_exit(0); /* no atexit work (sanitizer leak checks) under the filter */
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
