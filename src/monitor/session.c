@@ -192,6 +192,15 @@ static int h_modlist(struct session *s, const struct pr_msg *m)
  * the monitor's own allow-list, stacked on the pre-selection one
  * (preconf.c), which admits every call made here.
  */
+#ifdef PRSYNCD_FUZZ
+/* The fuzz target (tests/fuzz/fuzz_dispatch.c) stays one process: no
+ * chroot, no id change, no filter. */
+static int confine(struct session *s)
+{
+	s->confined = 1;
+	return 0;
+}
+#else
 static int confine(struct session *s)
 {
 	uid_t uid = s->fs.uid, ru, eu, su;
@@ -215,6 +224,7 @@ static int confine(struct session *s)
 	log_msg(PR_LOG_ERR, "module %s: confining the monitor: %s", s->fs.module, err);
 	return -1;
 }
+#endif
 
 static int claim_slot(struct session *s, const struct cfg_module *mod, char *text, size_t textlen);
 
@@ -660,3 +670,58 @@ int session_main(const struct session_opts *o)
 	free(s);
 	return 0;
 }
+
+#ifdef PRSYNCD_FUZZ
+/*
+ * Fuzzing only (tests/fuzz/fuzz_dispatch.c): a session as session_main()
+ * has it once the worker runs, on channels whose other ends the fuzzer
+ * holds, fed one record at a time through the receive path, the
+ * validators and the dispatch table, as serve() does.
+ */
+struct session *session_fuzz_new(const struct cfg *cfg, const struct fs_idmap *ids, int ipc_fd,
+				 int listener_fd)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->cfg = *cfg;
+	s->ids = *ids;
+	s->state = ST_STARTING;
+	s->worker = -1;
+	s->pidfd = -1;
+	s->fs.root = -1;
+	lchan_init(&s->lsn, listener_fd);
+	pr_ipc_init(&s->ipc, ipc_fd, PR_DIR_TO_MONITOR);
+	snprintf(s->host, sizeof(s->host), "fuzz");
+	snprintf(s->addr, sizeof(s->addr), "127.0.0.1");
+	return s;
+}
+
+/* 0 to go on, -1 where serve() would end the session. */
+int session_fuzz_step(struct session *s)
+{
+	struct pr_msg m;
+	const char *why;
+	int fd;
+
+	if (pr_ipc_recv(&s->ipc, &m, &fd, &why) != PR_IPC_OK)
+		return -1;
+	if (fd >= 0)
+		close(fd);
+	return dispatch(s, &m);
+}
+
+void session_fuzz_free(struct session *s)
+{
+	if (s->fs.root >= 0)
+		close(s->fs.root);
+	mfw_free(&s->fs.byname);
+	mfw_free(&s->fs.canon);
+	modfilter_free(&s->fs.hide);
+	if (s->lsn.fd >= 0)
+		close(s->lsn.fd);
+	close(s->ipc.fd);
+	free(s);
+}
+#endif
