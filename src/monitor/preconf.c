@@ -7,8 +7,8 @@
  *  1. the time zone is loaded (log lines), while files can still be read
  *     by path;
  *  2. capabilities: the bounding, permitted and effective sets keep the
- *     five that selection uses (below), nothing else; ambient and
- *     inheritable are empty;
+ *     five that selection uses (below; those of them the daemon has),
+ *     nothing else; ambient and inheritable are empty;
  *  3. no_new_privs (Landlock and an unprivileged seccomp filter need it);
  *  4. Landlock, where the kernel has it: no file may be written, created,
  *     removed, linked, truncated or executed, and no TCP socket bound or
@@ -64,11 +64,22 @@ static int kept(cap_value_t c)
 
 static int drop_caps(char *err, size_t errlen)
 {
-	int root = geteuid() == 0, same;
-	cap_t want = cap_init(), now;
+	int root = geteuid() == 0, same, n = 0;
+	cap_t want = cap_init(), now = cap_get_proc();
+	cap_value_t have[NKEEP];
+	cap_flag_value_t v;
 
-	if (want == NULL)
+	if (want == NULL || now == NULL) {
+		cap_free(want);
+		cap_free(now);
 		return fail(err, errlen, "cap_init");
+	}
+	/* Of the five, those the daemon was given (a unit's bounding set may
+	 * hold fewer, e.g. no CAP_DAC_READ_SEARCH). */
+	for (int i = 0; root && i < NKEEP; i++)
+		if (cap_get_flag(now, keep[i], CAP_PERMITTED, &v) == 0 && v == CAP_SET)
+			have[n++] = keep[i];
+	cap_free(now);
 	/* Dropping from the bounding set needs CAP_SETPCAP, which only root
 	 * has here; an unprivileged monitor has no capability to lose. */
 	for (cap_value_t c = 0; root && c <= CAP_LAST_CAP; c++) {
@@ -77,8 +88,8 @@ static int drop_caps(char *err, size_t errlen)
 			return fail(err, errlen, "PR_CAPBSET_DROP");
 		}
 	}
-	if ((root && (cap_set_flag(want, CAP_PERMITTED, NKEEP, keep, CAP_SET) < 0 ||
-		      cap_set_flag(want, CAP_EFFECTIVE, NKEEP, keep, CAP_SET) < 0)) ||
+	if ((n > 0 && (cap_set_flag(want, CAP_PERMITTED, n, have, CAP_SET) < 0 ||
+		       cap_set_flag(want, CAP_EFFECTIVE, n, have, CAP_SET) < 0)) ||
 	    cap_set_proc(want) < 0) {
 		cap_free(want);
 		return fail(err, errlen, "cap_set_proc");
