@@ -60,6 +60,7 @@ finish() {
 	rep=$(find "$TMP" -name '*stderr*' -type f -exec grep -lE "$SAN_REPORT" {} + 2>/dev/null | head -n 3)
 	for f in $rep; do
 		fail "sanitizer report in ${f#"$TMP"/}: $(grep -m 1 -E "$SAN_REPORT" "$f")"
+		grep -m 1 -A 24 -E "$SAN_REPORT" "$f" | sed 's/^/    /'
 	done
 	echo "$(basename "$0"): $NPASS passed, $NFAIL failed"
 	[ "$NFAIL" -eq 0 ]
