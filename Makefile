@@ -58,7 +58,7 @@ LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT) $(PROTO_CHMOD)
 # Sessions get the configuration as a sealed snapshot (src/priv/cfgsnap.c):
 # the parser (src/listener/config.c) is the listener's alone.
 MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(PROTO_FILT) $(PROTO_HASH) \
-               build/gen/monitor_policy.c build/gen/sanitizer_policy.c
+               build/gen/preselect_policy.c build/gen/monitor_policy.c build/gen/sanitizer_policy.c
 WORKER_ALL   = $(WORKER_SRC) $(PROTO_SRC) build/gen/worker_policy.c build/gen/sanitizer_policy.c
 POLICIES    := $(wildcard policy/*.policy)
 GEN_SRC     := $(patsubst policy/%.policy,build/gen/%_policy.c,$(POLICIES))
@@ -154,17 +154,29 @@ check: test-build
 	tests/run-all.sh
 
 # --- fuzzing (clang + libFuzzer) ------------------------------------------
+#   make fuzz                    build every target in build/fuzz/
+#   make fuzz FUZZ_SECONDS=N     and run each for N seconds from its seeds
+#                                (tests/fuzz/corpus/NAME, tests/fuzz/NAME.dict);
+#                                executions and coverage in build/fuzz/stats.md
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 FUZZ_CC  ?= clang
+FUZZ_SECONDS ?=
+FUZZ_CFLAGS = -std=c17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+  -DPRSYNCD_FUZZ -Isrc/proto -Isrc/priv -Isrc/worker -Isrc/monitor -Isrc/listener -Ibuild/gen $(PKG_CFLAGS) \
+  -DPRSYNCD_VERSION='"$(VERSION)"' -DPRSYNCD_LIBEXEC='"$(LIBEXECDIR)"'
 FUZZ_LIB_SRC = $(PROTO_SRC) $(PRIV_SRC) $(filter-out %/main.c,$(WORKER_SRC) $(MONITOR_SRC) $(LISTENER_SRC)) $(GEN_SRC)
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(HDRS)
+FUZZ_LIB_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_LIB_SRC))
+# Kept between builds: each target links the same objects.
+.PRECIOUS: build/fuzz/obj/%.o
+build/fuzz/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=c17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -DPRSYNCD_FUZZ -Isrc/proto -Isrc/priv -Isrc/worker -Isrc/monitor -Isrc/listener -Ibuild/gen $(PKG_CFLAGS) \
-	  -DPRSYNCD_VERSION='"$(VERSION)"' -DPRSYNCD_LIBEXEC='"$(LIBEXECDIR)"' \
-	  -o $@ $< $(FUZZ_LIB_SRC) $(PKG_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ) $(wildcard tests/fuzz/*.h tests/unit/*.inc) $(HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS)
 fuzz: $(FUZZ_BIN)
+	@if [ -n "$(FUZZ_SECONDS)" ]; then tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN); fi
 
 # The trusted code, counted per privileged binary (scripts/tcb.py).
 tcb: build/gen/policies.h $(GEN_SRC)

@@ -14,6 +14,8 @@ BEGIN {
 	print "#include <sys/socket.h>"
 	print "#include <sys/prctl.h>"
 	print "#include <linux/sched.h>"
+	print "#include <linux/seccomp.h>"
+	print "#include <signal.h>"
 	print "#include \"seccomp_policy.h\""
 	print "static const struct pr_policy_rule rules[] = {"
 	n = 0

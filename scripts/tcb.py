@@ -39,16 +39,66 @@ ENTRIES = {
     },
 }
 
+# Functions a worker message makes run, but on trusted data only: the
+# count of what is reachable from untrusted input does not enter them, and
+# reports their own lines apart, each with the reason it is trusted.  A
+# function listed here must take nothing from the message that led to it
+# (an index into the configuration at most); adding one is a claim an
+# auditor checks (docs/audit-guide.md section 1).
+TRUSTED_DATA = {
+    "prsyncd-monitor": {
+        "modfilter_add": "compiles the selected module's filter directives, text from the configuration snapshot",
+        "mfw_init": "sizes a filter walk from the compiled rules",
+        "lchan_ask": "asks the listener for the selected module's slot (an index) and checks the listener's answer",
+        "pr_policy_load_with": "loads the allow-list compiled from policy/monitor.policy",
+        "pr_policy_monitor": "that allow-list: a constant table generated from policy/monitor.policy",
+        "sigsys_lookup": "reads the kernel's seccomp audit records from /dev/kmsg",
+    },
+}
+
+# Code in these conditionals is not compiled into a release binary.
+NOT_RELEASED = ("PRSYNCD_FUZZ", "PRSYNCD_TEST_HOOKS")
+
 COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 
+def released(lines):
+    """Which lines a release build compiles: drops the lines of #ifdef (and
+    the #else of #ifndef) blocks on NOT_RELEASED macros, with their
+    directives."""
+    keep, stack = [], []  # stack: (dropping this branch, block is on a test macro)
+    for l in lines:
+        d = l.strip()
+        m = re.match(r"#\s*(ifdef|ifndef|if|else|elif|endif)\b\s*(\S*)", d)
+        if m:
+            kw, arg = m.group(1), m.group(2)
+            if kw in ("ifdef", "ifndef", "if"):
+                test = kw != "if" and arg in NOT_RELEASED
+                stack.append(((kw == "ifdef") if test else False, test))
+                keep.append(not test and not any(x[0] for x in stack[:-1]))
+                continue
+            if kw in ("else", "elif") and stack:
+                drop, test = stack.pop()
+                stack.append((not drop if test else drop, test))
+                keep.append(not test and not any(x[0] for x in stack))
+                continue
+            if kw == "endif" and stack:
+                _, test = stack.pop()
+                keep.append(not test and not any(x[0] for x in stack))
+                continue
+        keep.append(not any(x[0] for x in stack))
+    return keep
+
+
 def code_lines(text):
-    """1-based line numbers that hold code (not blank, not only comment)."""
+    """1-based line numbers that hold released code (not blank, not only
+    comment, not in a test-only conditional)."""
     # Blank out comments but keep newlines so line numbers stay.
     def blank(m):
         return re.sub(r"[^\n]", " ", m.group(0))
-    stripped = COMMENT_RE.sub(blank, text)
-    return {i + 1 for i, l in enumerate(stripped.split("\n")) if l.strip()}
+    stripped = COMMENT_RE.sub(blank, text).split("\n")
+    rel = released(stripped)
+    return {i + 1 for i, l in enumerate(stripped) if l.strip() and rel[i]}
 
 
 def project_headers(cc, cflags, src):
@@ -147,28 +197,27 @@ def analyse(cc, cflags, name, srcs):
             lines_of[path] = code_lines(open(path, encoding="utf-8", errors="replace").read())
         return {(path, x) for x in lines_of[path] if a <= x <= b}
 
-    report = {}
-    for kind, entries in ENTRIES.get(name, {}).items():
-        seen, stack, missing = set(), [], []
-        for e in entries:
-            n = glob.get(e) or next((m for u in units.values() for m in u.values()
-                                     if m["name"] == e and m["def"]), None)
-            if n is None:
-                missing.append(e)
-            else:
-                stack.append(n)
+    def find(e):
+        return glob.get(e) or next((m for u in units.values() for m in u.values()
+                                    if m["name"] == e and m["def"]), None)
+
+    def walk(starts, stop):
+        """Nodes reachable from starts, not entering the names in stop."""
+        seen, stack = set(), list(starts)
         while stack:
             n = stack.pop()
             k = (n["src"], n["id"])
-            if k in seen:
+            if k in seen or n["name"] in stop:
                 continue
             seen.add(k)
             for ref in n["edges"]:
                 t = resolve(n["src"], ref)
                 if t is not None:
                     stack.append(t)
-        reach_lines = set()
-        funcs = []
+        return seen
+
+    def lines_of_nodes(seen):
+        reach_lines, funcs = set(), []
         for (src, nid) in seen:
             n = units[src][nid]
             ls = node_lines(n)
@@ -177,7 +226,23 @@ def analyse(cc, cflags, name, srcs):
         by_file = {}
         for (path, _) in reach_lines:
             by_file[path] = by_file.get(path, 0) + 1
-        report[kind] = (reach_lines, by_file, sorted(funcs), missing)
+        return reach_lines, by_file, sorted(funcs)
+
+    trusted = TRUSTED_DATA.get(name, {})
+    report = {}
+    for kind, entries in ENTRIES.get(name, {}).items():
+        starts = [find(e) for e in entries]
+        missing = [e for e, n in zip(entries, starts) if n is None]
+        seen = walk([n for n in starts if n is not None], set(trusted))
+        reach_lines, by_file, funcs = lines_of_nodes(seen)
+        # The trusted-data functions this input reaches, and what only they reach.
+        called = {t["id"]: t for (src, nid) in seen for ref in units[src][nid]["edges"]
+                  for t in [resolve(src, ref)] if t is not None and t["name"] in trusted}
+        behind = {k for k in walk(list(called.values()), set()) if k not in seen}
+        t_lines, _, t_funcs = lines_of_nodes(behind)
+        t_lines -= reach_lines
+        report[kind] = (reach_lines, by_file, funcs, missing,
+                        (t_lines, sorted({t["name"] for t in called.values()}), t_funcs))
     return per_file, report
 
 
@@ -205,7 +270,7 @@ def main(argv):
         print("== %s: %d lines compiled in (non-blank, non-comment; sources and project headers)" % (name, total))
         for f in sorted(per_file):
             print("  %6d  %s" % (per_file[f], f))
-        for kind, (lines, by_file, funcs, missing) in report.items():
+        for kind, (lines, by_file, funcs, missing, (t_lines, t_names, t_funcs)) in report.items():
             print("-- %s: %d lines reachable from %s input" % (name, len(lines), kind))
             for f in sorted(by_file):
                 print("  %6d  %s" % (by_file[f], f))
@@ -214,6 +279,13 @@ def main(argv):
             if verbose:
                 for src, fn, n in funcs:
                     print("      %4d  %s:%s" % (n, src, fn))
+            if t_names:
+                print("   + %d more lines run at %s input's request on trusted data only:" % (len(t_lines), kind))
+                for t in t_names:
+                    print("          %s: %s" % (t, TRUSTED_DATA[name][t]))
+                if verbose:
+                    for src, fn, n in t_funcs:
+                        print("      %4d  %s:%s" % (n, src, fn))
     return 0
 
 

@@ -4,6 +4,14 @@
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The binaries under test.  By default build/test/ (make test-build): the
+# listener, the session monitor and the worker all built with
+# AddressSanitizer and UndefinedBehaviorSanitizer (-fno-sanitize-recover:
+# any finding aborts the process) and the test hooks, so every
+# differential test against rsyncd is also a sanitizer run of both the
+# privileged side and the worker.  PRSYNCD_BIN=$TOP/build runs the same
+# tests against the release binaries.  Whichever ran, finish() fails the
+# script on any sanitizer report in the servers' stderr files ($TMP/*stderr*).
 BIN=${PRSYNCD_BIN:-$TOP/build/test}
 PRSYNCD=$BIN/prsyncd
 TOOLS=$TOP/build/test/tools
@@ -35,7 +43,25 @@ pending() {
 	local issue=$1 what=$2; shift 2
 	if [ "${PRSYNCD_PENDING:-0}" = 1 ]; then "$@"; else echo "SKIP: $what (pending: $issue)"; fi
 }
+SAN_REPORT='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer'
+# The default binaries must really be sanitizer builds (a stale or release
+# build copied there would make every run above silently unsanitized).
+if [ -z "${PRSYNCD_BIN:-}" ]; then
+	for b in prsyncd prsyncd-monitor prsyncd-worker; do
+		[ -x "$BIN/$b" ] || continue
+		if ! grep -aq __asan_init "$BIN/$b" || ! grep -aq __ubsan_handle "$BIN/$b"; then
+			echo "FAIL: $BIN/$b is not an ASan+UBSan build (make test-build)"
+			NFAIL=$((NFAIL + 1))
+		fi
+	done
+fi
 finish() {
+	local rep
+	rep=$(find "$TMP" -name '*stderr*' -type f -exec grep -lE "$SAN_REPORT" {} + 2>/dev/null | head -n 3)
+	for f in $rep; do
+		fail "sanitizer report in ${f#"$TMP"/}: $(grep -m 1 -E "$SAN_REPORT" "$f")"
+		grep -m 1 -A 24 -E "$SAN_REPORT" "$f" | sed 's/^/    /'
+	done
 	echo "$(basename "$0"): $NPASS passed, $NFAIL failed"
 	[ "$NFAIL" -eq 0 ]
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: unit tests, then integration tests against the
-# sanitizer build and the stock rsync daemon.  Closes with the summed
+# stock rsync daemon, run on the ASan+UBSan build of all three binaries
+# (build/test/; tests/lib.sh checks that it is one and fails a script on
+# any sanitizer report), then a short run of every fuzz target.  Closes with the summed
 # "N passed, N failed" line; exits non-zero if anything failed.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)

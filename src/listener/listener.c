@@ -503,6 +503,11 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 		unlink(o->pid_file);
 		close(l.pid_fd);
 	}
+	/* Forget sessions still running (they go on without us), so every
+	 * generation is released: nothing is left for a leak check. */
+	while (l.t.n > 0)
+		sessions_remove(&l.t, l.t.s[0].pid);
+	free(l.t.s);
 	gen_put(l.cur);
 	return 0;
 }

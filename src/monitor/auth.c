@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
@@ -26,6 +27,67 @@
 #define AUTH_GROUPS_MAX 64     /* groups of one user considered for @group rules */
 #define SECRET_LINE 1024       /* rsyncd reads the secrets file in lines of this size */
 #define RULE_MAX 1024          /* one "auth users" rule; longer ones never match */
+#define MEMBERSHIPS_MAX 262144 /* (user, group) pairs read for @group rules */
+#define SECRETS_MAX (1 << 20)  /* bytes of a secrets file read */
+
+/*
+ * Group memberships for @group rules, read before the worker exists: the
+ * monitor is filtered from the first worker record on and NSS needs what
+ * the filter forbids (files, nscd's socket, modules).  One pass over the
+ * group database (members) and one over the users (their primary group,
+ * listed first, as getgrouplist() lists it); read only when a module has
+ * a @group rule.
+ */
+static struct membership { char *user, *group; int primary; } *members;
+static size_t nmembers;
+
+static void add_member(const char *user, const char *group, int primary)
+{
+	if (nmembers == MEMBERSHIPS_MAX || user == NULL || group == NULL || strlen(group) >= 256)
+		return;
+	if ((members[nmembers].user = strdup(user)) == NULL || (members[nmembers].group = strdup(group)) == NULL) {
+		free(members[nmembers].user);
+		return;
+	}
+	members[nmembers++].primary = primary;
+}
+
+static void load_memberships(void)
+{
+	struct { gid_t gid; char *name; } *gids = calloc(MEMBERSHIPS_MAX, sizeof(*gids));
+	size_t ngids = 0;
+	struct group *gr;
+	struct passwd *pw;
+
+	if (members != NULL || gids == NULL || (members = calloc(MEMBERSHIPS_MAX, sizeof(*members))) == NULL) {
+		free(gids);
+		return;
+	}
+	setgrent();
+	while ((gr = getgrent()) != NULL && ngids < MEMBERSHIPS_MAX) {
+		if ((gids[ngids].name = strdup(gr->gr_name)) != NULL)
+			gids[ngids++].gid = gr->gr_gid;
+		for (char **m = gr->gr_mem; m && *m; m++)
+			add_member(*m, gr->gr_name, 0);
+	}
+	endgrent();
+	setpwent();
+	while ((pw = getpwent()) != NULL) {
+		size_t i = 0;
+
+		while (i < ngids && gids[i].gid != pw->pw_gid)
+			i++;
+		if (i < ngids)
+			add_member(pw->pw_name, gids[i].name, 1);
+	}
+	endpwent();
+	if (nmembers == MEMBERSHIPS_MAX)
+		log_msg(PR_LOG_WARNING, "daemon auth: more than %d group memberships; @group rules see the first",
+			MEMBERSHIPS_MAX);
+	for (size_t i = 0; i < ngids; i++)
+		free(gids[i].name);
+	free(gids);
+}
 
 static const struct digest {
 	const char *name, *evp;
@@ -40,8 +102,13 @@ static const struct digest {
 
 static EVP_MD *evp[NDIGESTS];
 
-int auth_init(struct auth *a)
+int auth_init(struct auth *a, const struct cfg *c)
 {
+	for (size_t i = 0; i < c->nmodules; i++)
+		if (c->modules[i].auth_users && strchr(c->modules[i].auth_users, '@')) {
+			load_memberships();
+			break;
+		}
 	memset(a, 0, sizeof(*a));
 	a->digest = -1;
 	if (getrandom(a->nonce, sizeof(a->nonce), 0) != (ssize_t)sizeof(a->nonce) ||
@@ -160,10 +227,11 @@ static int answers(const struct auth *a, const char *pw, const char *resp)
 static const char *check_secret(const struct auth *a, const struct cfg_module *m, const char *user,
 				const char *group, const char *resp)
 {
-	char line[SECRET_LINE], iobuf[4096], why[512];
+	char line[SECRET_LINE], why[512];
 	const char *err = "secret not found", *want[2] = { user, group };
 	struct stat st;
-	FILE *f;
+	size_t len = 0, pos = 0;
+	char *buf = NULL;
 	int fd;
 
 	if (m->secrets_file == NULL || m->secrets_file[0] == '\0')
@@ -184,17 +252,38 @@ static const char *check_secret(const struct auth *a, const struct cfg_module *m
 		err = "ignoring secrets file";
 	} else if (user[0] == '#') {
 		err = "invalid username"; /* it would match a comment */
+	} else if (!S_ISREG(st.st_mode) || st.st_size > SECRETS_MAX) {
+		log_msg(PR_LOG_ERR, "secrets file %s: not a regular file of at most 1 MiB", m->secrets_file);
+		err = "ignoring secrets file";
+	} else if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		err = "out of memory";
 	}
-	if (strcmp(err, "secret not found") != 0 || (f = fdopen(fd, "r")) == NULL) {
-		close(fd);
-		return err;
+	/* Read whole with read(2) (no stdio: fdopen would call fcntl, which the
+	 * filtered monitor lacks), then taken in rsyncd's fgets-sized lines. */
+	while (buf != NULL && len < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
 	}
-	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf)); /* a buffer we can wipe */
-	while ((want[0] || want[1]) && fgets(line, sizeof(line), f) != NULL) {
-		char *s = line + strspn(line, "\r\n");
-		int g = s[0] == '@';
+	close(fd);
+	while (buf != NULL && pos < len && (want[0] || want[1])) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t take = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
+		char *s;
+		int g;
 		size_t n;
 
+		if (take > sizeof(line) - 1)
+			take = sizeof(line) - 1;
+		memcpy(line, buf + pos, take);
+		line[take] = '\0';
+		pos += take;
+		s = line + strspn(line, "\r\n");
+		g = s[0] == '@';
 		s[strcspn(s, "\r\n")] = '\0';
 		s += g;
 		if (want[g] == NULL || strncmp(s, want[g], n = strlen(want[g])) != 0 || s[n] != ':')
@@ -206,29 +295,30 @@ static const char *check_secret(const struct auth *a, const struct cfg_module *m
 		err = "password mismatch";
 		want[g] = NULL; /* one line per name, as rsyncd */
 	}
-	fclose(f);
+	if (buf != NULL) {
+		OPENSSL_cleanse(buf, len);
+		free(buf);
+	}
 	OPENSSL_cleanse(line, sizeof(line));
-	OPENSSL_cleanse(iobuf, sizeof(iobuf));
 	return err;
 }
 
-/* The names of user's groups (primary first), for @group rules. */
+/* The names of user's groups (primary first, each once), for @group rules. */
 static size_t user_groups(const char *user, char names[][256])
 {
-	gid_t gids[AUTH_GROUPS_MAX];
-	int n = AUTH_GROUPS_MAX;
-	struct passwd *pw = getpwnam(user);
 	size_t k = 0;
 
-	if (pw == NULL)
-		return 0;
-	if (getgrouplist(pw->pw_name, pw->pw_gid, gids, &n) < 0)
-		n = AUTH_GROUPS_MAX;
-	for (int i = 0; i < n; i++) {
-		struct group *gr = getgrgid(gids[i]);
+	for (int primary = 1; primary >= 0; primary--) {
+		for (size_t i = 0; i < nmembers && k < AUTH_GROUPS_MAX; i++) {
+			size_t j = 0;
 
-		if (gr != NULL && snprintf(names[k], 256, "%s", gr->gr_name) < 256)
-			k++;
+			if (members[i].primary != primary || strcmp(members[i].user, user) != 0)
+				continue;
+			while (j < k && strcmp(names[j], members[i].group) != 0)
+				j++;
+			if (j == k)
+				snprintf(names[k++], 256, "%s", members[i].group);
+		}
 	}
 	return k;
 }

@@ -32,7 +32,7 @@ struct auth {
 
 /* Before the worker exists: the nonce, and OpenSSL's digests fetched so
  * that nothing is loaded later.  0, or -1 (logged). */
-int auth_init(struct auth *a);
+int auth_init(struct auth *a, const struct cfg *c);
 
 /*
  * Module m needs a login: choose the digest, check "auth digest", make the

@@ -51,17 +51,25 @@ static int send_msg(struct fsreq *f, struct pr_msg *m, int fd)
 
 /* As rsyncd: all digits is a number, anything else a name.  what: 'u' the
  * uid of a user, 'p' the primary gid of a user, 'g' the gid of a group. */
-static int lookup_id(const char *s, int what, uint32_t *out)
+/* An id written as a number: 0 (out set), 1 if s is not one. */
+static int numeric_id(const char *s, uint32_t *out)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
+
+	if (!(s[0] >= '0' && s[0] <= '9' && *end == '\0') || v >= UINT32_MAX) /* (uid_t)-1: "unchanged" */
+		return 1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int lookup_id(const char *s, int what, uint32_t *out)
+{
 	struct passwd *pw = NULL;
 	struct group *gr = NULL;
 
-	if (s[0] >= '0' && s[0] <= '9' && *end == '\0') {
-		*out = (uint32_t)v;
-		return v < UINT32_MAX ? 0 : -1; /* (uid_t)-1 would mean "unchanged" */
-	}
+	if (s[0] >= '0' && s[0] <= '9')
+		return numeric_id(s, out) == 0 ? 0 : -1;
 	if (what == 'g')
 		gr = getgrnam(s);
 	else
@@ -82,22 +90,61 @@ static void id_add(struct fs_ids *t, uint32_t id, const char *name)
 		t->e[t->n++].id = id;
 }
 
-/* The uid/gid -> name tables, read while NSS still works. */
-static void load_ids(struct fsreq *f)
+/* The uid/gid -> name tables. */
+static void load_ids(struct fs_idmap *m)
 {
 	struct passwd *pw;
 	struct group *gr;
 
-	f->users.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
-	f->groups.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
+	m->users.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
+	m->groups.e = calloc(FS_MAX_IDS, sizeof(struct fs_id));
 	setpwent();
 	for (int i = 0; i < FS_MAX_IDS && (pw = getpwent()) != NULL; i++)
-		id_add(&f->users, pw->pw_uid, pw->pw_name);
+		id_add(&m->users, pw->pw_uid, pw->pw_name);
 	endpwent();
 	setgrent();
 	for (int i = 0; i < FS_MAX_IDS && (gr = getgrent()) != NULL; i++)
-		id_add(&f->groups, gr->gr_gid, gr->gr_name);
+		id_add(&m->groups, gr->gr_gid, gr->gr_name);
 	endgrent();
+}
+
+/* rsyncd maps no names for chroot modules unless told otherwise. */
+static int maps_names(const struct cfg_module *mod)
+{
+	return mod->numeric_ids >= 0 ? mod->numeric_ids == 0 : mod->use_chroot == 0;
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+void fs_idmap_load(struct fs_idmap *m, const struct cfg *cfg)
+{
+	int names = 0;
+
+	m->mod = calloc(cfg->nmodules + 1, sizeof(*m->mod));
+	for (size_t i = 0; m->mod != NULL && i < cfg->nmodules; i++) {
+		const struct cfg_module *mod = &cfg->modules[i];
+		size_t j = 0;
+
+		names |= maps_names(mod);
+		/* One lookup per distinct uid/gid pair, however many modules. */
+		while (j < i && !(same_text(cfg->modules[j].uid, mod->uid) && same_text(cfg->modules[j].gid, mod->gid)))
+			j++;
+		if (j < i) {
+			m->mod[i] = m->mod[j];
+			continue;
+		}
+		m->mod[i].uid_var = mod->uid != NULL && strchr(mod->uid, '%') != NULL;
+		m->mod[i].gid_var = mod->gid != NULL && strchr(mod->gid, '%') != NULL;
+		m->mod[i].uid_ok = !m->mod[i].uid_var &&
+				   lookup_id(mod->uid ? mod->uid : "nobody", 'u', &m->mod[i].uid) == 0;
+		m->mod[i].gid_ok = !m->mod[i].gid_var &&
+				   lookup_id(mod->gid ? mod->gid : "nobody", mod->gid ? 'g' : 'p', &m->mod[i].gid) == 0;
+	}
+	if (names)
+		load_ids(m); /* numeric ids only: nothing to disclose, and no NSS enumeration */
 }
 
 /* The module's filter directives, in rsyncd's order, as one list, and the
@@ -119,11 +166,12 @@ static int load_filters(struct fsreq *f, const struct cfg_module *mod)
 	return 0;
 }
 
-int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod, char *errtext,
-	       size_t errlen)
+int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod,
+	       const struct fs_idmap *ids, size_t idx, char *errtext, size_t errlen)
 {
 	const char *user = mod->uid ? mod->uid : "nobody";
 	const char *group = mod->gid ? mod->gid : "nobody";
+	const struct fs_modids *id = ids->mod ? &ids->mod[idx] : NULL;
 	char why[512];
 
 	snprintf(errtext, errlen, "@ERROR: chdir failed");
@@ -133,21 +181,29 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	f->ipc = ipc;
 	f->module = mod->name;
 	f->root = -1;
-	f->numeric_ids = mod->numeric_ids >= 0 ? mod->numeric_ids != 0 : mod->use_chroot != 0;
+	f->numeric_ids = !maps_names(mod);
 	f->ignore_nonreadable = mod->ignore_nonreadable;
 	f->noatime = mod->open_noatime;
-	/* rsyncd's texts, its log line ("Invalid uid NAME") with the module. */
-	if (lookup_id(user, 'u', &f->uid) < 0) {
+	/* rsyncd's texts, its log line ("Invalid uid NAME") with the module.  A
+	 * per-connection %VAR% value was not known before the worker existed:
+	 * only a number can be taken then (no NSS in the filtered monitor). */
+	if (id == NULL || (id->uid_var ? numeric_id(user, &f->uid) : (f->uid = id->uid, !id->uid_ok))) {
 		log_msg(PR_LOG_ERR, "module %s: Invalid uid %s", mod->name, user);
 		snprintf(errtext, errlen, "@ERROR: invalid uid %s", user);
-	} else if (lookup_id(group, mod->gid ? 'g' : 'p', &f->gid) < 0) {
+		return -1;
+	}
+	if (id->gid_var ? numeric_id(group, &f->gid) : (f->gid = id->gid, !id->gid_ok)) {
 		log_msg(PR_LOG_ERR, "module %s: Invalid gid %s", mod->name, group);
 		snprintf(errtext, errlen, "@ERROR: invalid gid %s", group);
-	} else if ((f->root = safe_open(mod->path, O_PATH | O_DIRECTORY, 0, why, sizeof(why))) < 0) {
-		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, why);
-	} else if (!f->numeric_ids) {
-		load_ids(f); /* numeric ids: nothing to disclose, and no NSS enumeration */
+		return -1;
 	}
+	if (!f->numeric_ids) {
+		f->users = ids->users;
+		f->groups = ids->groups;
+	}
+	/* safe_open walks with openat2: the filtered monitor has no open/openat. */
+	if ((f->root = safe_open(mod->path, O_PATH | O_DIRECTORY, 0, why, sizeof(why))) < 0)
+		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, why);
 	return f->root < 0 ? -1 : 0;
 }
 

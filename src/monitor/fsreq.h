@@ -39,15 +39,30 @@ struct fsreq {
 	uint64_t steps;                   /* filter work accounted so far (test builds) */
 };
 
-/* Before confinement: resolve the module's uid/gid (name or number; default
- * "nobody" and its primary group), open the root, read the id tables
- * (unless the module uses numeric ids: then IDNAME knows no name), compile
- * the module's filters.
+/* Identities, looked up before the worker exists: NSS may open files,
+ * connect to nscd or systemd-userdbd and load libraries, none of which the
+ * filtered monitor can do (policy/preselect.policy).  Every module's uid
+ * and gid (name or number; default "nobody" and its primary group), and
+ * the uid/gid -> name tables if any module maps names. */
+struct fs_idmap {
+	struct fs_modids {
+		uint32_t uid, gid;
+		int uid_ok, gid_ok;   /* looked up */
+		int uid_var, gid_var; /* per-connection %VAR%: taken at selection, numbers only */
+	} *mod; /* one per module */
+	struct fs_ids users, groups;
+};
+void fs_idmap_load(struct fs_idmap *m, const struct cfg *cfg);
+
+/* At selection, before the monitor gives up root: take module `idx`'s ids
+ * and (unless the module uses numeric ids: then IDNAME knows no name) the
+ * name tables from ids, open the root, compile the module's filters.  mod
+ * is the module with its per-connection %VAR% expanded.
  * Returns 0, or -1 after logging why, with the client's line in errtext
  * (rsyncd's: "@ERROR: invalid uid NAME", "@ERROR: invalid gid NAME",
  * "@ERROR: chdir failed"). */
-int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod, char *errtext,
-	       size_t errlen);
+int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod,
+	       const struct fs_idmap *ids, size_t idx, char *errtext, size_t errlen);
 
 /* One handler per request; -1 ends the session (after logging). */
 int fs_list(struct fsreq *f, const struct pr_msg *m);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -47,6 +48,7 @@
 #include "policies.h"
 #include "proxy.h"
 #include "safeopen.h"
+#include "preconf.h"
 #include "session.h"
 #include "sigsys.h"
 #include "xferlog.h"
@@ -67,16 +69,20 @@ struct session {
 	struct pr_ipc ipc;
 	struct lchan lsn;  /* to the listener, for connection slots */
 	pid_t worker;
+	int pidfd;         /* the worker's: the filtered monitor has no kill() */
 	unsigned state;
 	int done;
 	int killed;        /* the monitor itself ended the worker */
-	int confined;      /* chroot and uid drop begun: leave with _exit only */
+	int filtered;      /* preconfine() ran: leave with _exit only */
+	int confined;      /* chroot and uid drop begun */
+	int landlocked;    /* preconfine() set up Landlock */
 	int exit_code;
 	const struct cfg_module *module;
 	struct modvars sel; /* the selected module, its per-connection %VAR% expanded */
 	struct fsreq fs;
 	struct xferlog xl; /* the transfer log (xferlog.c), from selection on */
 	struct modlog ml;  /* module log destinations, ready before the worker */
+	struct fs_idmap ids; /* every module's, looked up before the worker exists */
 	struct sockaddr_storage peer; /* the client (or a PROXY header's), IPv4-mapped addresses unmapped */
 	socklen_t peerlen;            /* 0: not an IP peer */
 	char host[NI_MAXHOST];        /* the connect-time name, or UNDETERMINED */
@@ -160,9 +166,11 @@ static int test_syscall_hook(struct session *s, const char *name)
 {
 	long rc;
 
-	log_msg(PR_LOG_INFO, "test hook: the monitor calls %s (%s)", name, s->confined ? "confined" : "not confined");
+	log_msg(PR_LOG_INFO, "test hook: the monitor calls %s (%s)", name,
+		s->confined ? "confined" : !s->filtered ? "not confined" :
+		s->landlocked ? "confined before selection, Landlock" : "confined before selection");
 	rc = pr_test_syscall(name);
-	log_msg(PR_LOG_ERR, "test hook: the monitor's %s returned %ld", name, rc);
+	log_msg(PR_LOG_ERR, "test hook: the monitor's %s returned %ld (%s)", name, rc, rc < 0 ? strerror(errno) : "");
 	return -1;
 }
 #endif
@@ -204,19 +212,22 @@ static int h_modlist(struct session *s, const struct pr_msg *m)
 	return send_msg(s, &out, -1);
 }
 
-#ifdef PRSYNCD_TEST_HOOKS
-#define MONITOR_POLICY_EXTRA (&pr_policy_sanitizer) /* ASan/UBSan runtime */
-#else
-#define MONITOR_POLICY_EXTRA NULL
-#endif
-
 /*
  * After selection, for good: chroot to the module root, the module's uid and
  * gid (when started as root; rsyncd ignores them otherwise), proof that root
  * cannot be regained (unless the module runs as root), not dumpable, then
- * the monitor's own allow-list.  What libc would load lazily is loaded
- * first: the time zone of the log lines; the id tables are in s->fs.
+ * the monitor's own allow-list, stacked on the pre-selection one
+ * (preconf.c), which admits every call made here.
  */
+#ifdef PRSYNCD_FUZZ
+/* The fuzz target (tests/fuzz/fuzz_dispatch.c) stays one process: no
+ * chroot, no id change, no filter. */
+static int confine(struct session *s)
+{
+	s->confined = 1;
+	return 0;
+}
+#else
 static int confine(struct session *s)
 {
 	uid_t uid = s->fs.uid, ru, eu, su;
@@ -224,14 +235,14 @@ static int confine(struct session *s)
 	int root = geteuid() == 0;
 	char err[256];
 
-	tzset();
 	s->confined = 1;
 	if (root && (fchdir(s->fs.root) < 0 || chroot(".") < 0 || setgroups(1, &gid) < 0 ||
 		     setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0))
 		snprintf(err, sizeof(err), "chroot or id drop: %s", strerror(errno));
 	else if (root && (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 ||
 			  ru != uid || eu != uid || su != uid || rg != gid || eg != gid || sg != gid ||
-			  (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0 || (gid != 0 && setegid(0) == 0)))))
+			  (uid != 0 && (setresuid(0, 0, 0) == 0 || setresuid(-1, 0, -1) == 0 ||
+					   (gid != 0 && setresgid(-1, 0, -1) == 0)))))
 		snprintf(err, sizeof(err), "uid %u gid %u did not take, or root can be regained", uid, gid);
 	else if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		snprintf(err, sizeof(err), "PR_SET_DUMPABLE: %s", strerror(errno));
@@ -240,6 +251,7 @@ static int confine(struct session *s)
 	log_msg(PR_LOG_ERR, "module %s: confining the monitor: %s", s->fs.module, err);
 	return -1;
 }
+#endif
 
 static int claim_slot(struct session *s, const struct cfg_module *mod, char *text, size_t textlen);
 
@@ -358,7 +370,8 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 
 	snprintf(text, sizeof(text), "@ERROR: chdir failed");
 	if (modvars_expand(&s->sel, mod, s->mhost, s->addr, s->user) < 0 ||
-	    fs_prepare(&s->fs, &s->ipc, &s->sel.m, text, sizeof(text)) < 0)
+	    fs_prepare(&s->fs, &s->ipc, &s->sel.m, &s->ids, (size_t)(mod - s->cfg.modules), text,
+		       sizeof(text)) < 0)
 		return select_error(s, text);
 	mod = &s->sel.m;
 	modlog_select(&s->ml, &s->cfg, mod, s->mhost, s->addr, s->user);
@@ -812,7 +825,7 @@ int session_main(const struct session_opts *o)
 	 * control and authentication, before the worker exists. */
 	who = (struct access_client){ (struct sockaddr *)&s->peer, s->peerlen, s->host,
 				      wants_name(&s->cfg) ? s->rname : NULL };
-	if (access_prepare(&s->acc, &s->cfg, &who) < 0 || (wants_auth(&s->cfg) && auth_init(&s->auth) < 0)) {
+	if (access_prepare(&s->acc, &s->cfg, &who) < 0 || (wants_auth(&s->cfg) && auth_init(&s->auth, &s->cfg) < 0)) {
 		refuse_early("@ERROR: daemon setup error");
 		return 1;
 	}
@@ -829,6 +842,7 @@ int session_main(const struct session_opts *o)
 	init.u.init.has_motd = motd_fd >= 0;
 	kmsg_fd = sigsys_watch_open();
 	modlog_prepare(&s->ml, &s->cfg);
+	fs_idmap_load(&s->ids, &s->cfg);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		log_msg(PR_LOG_ERR, "socketpair: %s", strerror(errno));
@@ -843,10 +857,22 @@ int session_main(const struct session_opts *o)
 	close(sv[1]);
 	close(PR_FD_CLIENT); /* the worker holds the only copy from now on */
 	pr_ipc_init(&s->ipc, sv[0], PR_DIR_TO_MONITOR);
+	s->pidfd = pidfd_open(s->worker, 0);
+	if (s->pidfd < 0) {
+		log_msg(PR_LOG_ERR, "pidfd_open: %s", strerror(errno));
+		kill(s->worker, SIGKILL);
+		return 1;
+	}
 
 	int reaped = 0;
 
-	rc = send_msg(s, &init, motd_fd);
+	/* From the first worker record on, only what the session needs. */
+	s->filtered = 1;
+	rc = preconfine(&s->landlocked, err, sizeof(err));
+	if (rc < 0)
+		log_msg(PR_LOG_ERR, "confining the monitor before selection: %s", err);
+	else
+		rc = send_msg(s, &init, motd_fd);
 	if (motd_fd >= 0)
 		close(motd_fd);
 	if (rc == 0)
@@ -866,18 +892,19 @@ int session_main(const struct session_opts *o)
 			log_msg(PR_LOG_WARNING, "worker %d closed its channel without an exit status", (int)s->worker);
 	}
 	if (!reaped && !s->confined) {
-		s->killed = kill(s->worker, SIGKILL) == 0;
+		s->killed = pidfd_send_signal(s->pidfd, SIGKILL, NULL, 0) == 0;
 		while (s->killed && waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
 			;
 		reaped = s->killed;
 	} else if (!reaped) {
-		/* A confined monitor has no kill(): the worker's parent-death
-		 * signal ends it when we exit. */
+		/* After the uid drop the monitor may not signal the worker
+		 * (and monitor.policy has no call for it): the worker's
+		 * parent-death signal ends it when we exit. */
 		log_msg(PR_LOG_INFO, "worker %d ends with its session monitor", (int)s->worker);
 	}
 	if (reaped)
 		report_exit(s, status, kmsg_fd);
-	if (s->confined)
+	if (s->filtered)
 		_exit(0); /* no atexit work (sanitizer leak checks) under the filter */
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
@@ -886,3 +913,58 @@ int session_main(const struct session_opts *o)
 	free(s);
 	return 0;
 }
+
+#ifdef PRSYNCD_FUZZ
+/*
+ * Fuzzing only (tests/fuzz/fuzz_dispatch.c): a session as session_main()
+ * has it once the worker runs, on channels whose other ends the fuzzer
+ * holds, fed one record at a time through the receive path, the
+ * validators and the dispatch table, as serve() does.
+ */
+struct session *session_fuzz_new(const struct cfg *cfg, const struct fs_idmap *ids, int ipc_fd,
+				 int listener_fd)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->cfg = *cfg;
+	s->ids = *ids;
+	s->state = ST_STARTING;
+	s->worker = -1;
+	s->pidfd = -1;
+	s->fs.root = -1;
+	lchan_init(&s->lsn, listener_fd);
+	pr_ipc_init(&s->ipc, ipc_fd, PR_DIR_TO_MONITOR);
+	snprintf(s->host, sizeof(s->host), "fuzz");
+	snprintf(s->addr, sizeof(s->addr), "127.0.0.1");
+	return s;
+}
+
+/* 0 to go on, -1 where serve() would end the session. */
+int session_fuzz_step(struct session *s)
+{
+	struct pr_msg m;
+	const char *why;
+	int fd;
+
+	if (pr_ipc_recv(&s->ipc, &m, &fd, &why) != PR_IPC_OK)
+		return -1;
+	if (fd >= 0)
+		close(fd);
+	return dispatch(s, &m);
+}
+
+void session_fuzz_free(struct session *s)
+{
+	if (s->fs.root >= 0)
+		close(s->fs.root);
+	mfw_free(&s->fs.byname);
+	mfw_free(&s->fs.canon);
+	modfilter_free(&s->fs.hide);
+	if (s->lsn.fd >= 0)
+		close(s->lsn.fd);
+	close(s->ipc.fd);
+	free(s);
+}
+#endif

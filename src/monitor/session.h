@@ -12,4 +12,15 @@ struct session_opts {
 /* Run one session on the client socket PR_FD_CLIENT; returns the exit status. */
 int session_main(const struct session_opts *o);
 
+#ifdef PRSYNCD_FUZZ
+struct session;
+struct fs_idmap;
+/* tests/fuzz/fuzz_dispatch.c: a session on the fuzzer's channels (taken
+ * over: closed by session_fuzz_free), and one worker record at a time. */
+struct session *session_fuzz_new(const struct cfg *cfg, const struct fs_idmap *ids, int ipc_fd,
+				 int listener_fd);
+int session_fuzz_step(struct session *s);
+void session_fuzz_free(struct session *s);
+#endif
+
 #endif

@@ -278,8 +278,8 @@ int cfgsnap_parse(const void *buf, size_t len, struct cfg *out, char *err, size_
 		r.why = "a required global string is missing";
 	for (i = 0; !r.why && i < out->nmodules; i++)
 		if (!out->modules[i].name || !out->modules[i].name[0] || !out->modules[i].path ||
-		    !out->modules[i].comment)
-			r.why = "a module without name, path or comment";
+		    out->modules[i].path[0] != '/' || !out->modules[i].comment)
+			r.why = "a module without name, absolute path or comment";
 	if (r.why) {
 		snprintf(err, errlen, "configuration snapshot: %s", r.why);
 		cfgsnap_parsed_free(out);

@@ -108,16 +108,10 @@ void log_sanitize(char *out, size_t outlen, const char *in)
 	out[o] = '\0';
 }
 
-static int syslog_prio(enum pr_log_level l)
-{
-	switch (l) {
-	case PR_LOG_ERR: return LOG_ERR;
-	case PR_LOG_WARNING: return LOG_WARNING;
-	case PR_LOG_INFO: return LOG_INFO;
-	case PR_LOG_DEBUG: return LOG_DEBUG;
-	}
-	return LOG_INFO;
-}
+static const int syslog_prio[] = {
+	[PR_LOG_ERR] = LOG_ERR, [PR_LOG_WARNING] = LOG_WARNING,
+	[PR_LOG_INFO] = LOG_INFO, [PR_LOG_DEBUG] = LOG_DEBUG,
+};
 
 void log_msg(enum pr_log_level level, const char *fmt, ...)
 {
@@ -133,9 +127,11 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
 	va_end(ap);
 	localtime_r(&now, &tm);
 	if (sink == SINK_SYSLOG) {
+		int prio = level >= PR_LOG_ERR && level <= PR_LOG_DEBUG ? syslog_prio[level] : LOG_INFO;
+
 		strftime(stamp, sizeof(stamp), "%b %e %H:%M:%S", &tm);
-		n = snprintf(line, sizeof(line), "<%d>%s %s[%d]: %s", syslog_fac | syslog_prio(level),
-			     stamp, syslog_tag, (int)getpid(), text);
+		n = snprintf(line, sizeof(line), "<%d>%s %s[%d]: %s", syslog_fac | prio, stamp, syslog_tag,
+			     (int)getpid(), text);
 		if (syslog_fd >= 0 && n > 0)
 			(void)send(syslog_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1,
 				   MSG_NOSIGNAL | MSG_DONTWAIT);

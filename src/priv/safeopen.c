@@ -4,18 +4,40 @@
  * so what is checked is what is used: a component swapped for a link after
  * it was checked is never reached by name again, and a last component
  * swapped between the check and the open fails the open (O_NOFOLLOW).
+ *
+ * Every open is an openat2(2) with no resolve flags, which is openat(2)
+ * itself: the session monitor reads the secrets file and opens module
+ * roots under policy/preselect.policy, which admits openat2 and not
+ * open/openat.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "safeopen.h"
 
 #define DIR_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
+#define PATH_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* openat(2) through openat2, which refuses what openat ignores: flags
+ * beside O_PATH's own, a mode without O_CREAT. */
+static int at(int dir, const char *name, int flags, mode_t mode)
+{
+	struct open_how how = { 0 };
+
+	if (flags & O_PATH)
+		flags &= PATH_FLAGS;
+	how.flags = (uint64_t)(unsigned)flags;
+	how.mode = (flags & (O_CREAT | __O_TMPFILE)) ? mode : 0;
+	return (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));
+}
 
 int safe_open(const char *path, int flags, mode_t mode, char *why, size_t whylen)
 {
@@ -33,14 +55,14 @@ int safe_open(const char *path, int flags, mode_t mode, char *why, size_t whylen
 	else if (snprintf(buf[0], PATH_MAX, "%s", path) >= PATH_MAX)
 		errno = ENAMETOOLONG;
 	else
-		dir = open(path[0] == '/' ? "/" : ".", DIR_FLAGS);
+		dir = at(AT_FDCWD, path[0] == '/' ? "/" : ".", DIR_FLAGS, 0);
 	while (dir >= 0) {
 		size_t len;
 		int last;
 
 		p += strspn(p, "/");
 		if (*p == '\0') { /* "/", or a path ending in "/" or "..": the directory held */
-			fd = (flags & O_PATH) ? fcntl(dir, F_DUPFD_CLOEXEC, 0) : openat(dir, ".", flags & ~O_CREAT);
+			fd = (flags & O_PATH) ? fcntl(dir, F_DUPFD_CLOEXEC, 0) : at(dir, ".", flags & ~O_CREAT, 0);
 			break;
 		}
 		if ((len = strcspn(p, "/")) > NAME_MAX) {
@@ -53,9 +75,9 @@ int safe_open(const char *path, int flags, mode_t mode, char *why, size_t whylen
 		last = p[strspn(p, "/")] == '\0';
 		if (strcmp(name, ".") == 0)
 			continue;
-		fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = at(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 		if (fd < 0 && errno == ENOENT && last && (flags & O_CREAT)) {
-			fd = openat(dir, name, flags, mode); /* a link appearing meanwhile fails it */
+			fd = at(dir, name, flags, mode); /* a link appearing meanwhile fails it */
 			break;
 		}
 		if (fd < 0 || fstat(fd, &st) < 0) {
@@ -88,7 +110,7 @@ int safe_open(const char *path, int flags, mode_t mode, char *why, size_t whylen
 			p = buf[cur = !cur];
 			if (target[0] == '/') {
 				close(dir);
-				dir = open("/", DIR_FLAGS);
+				dir = at(AT_FDCWD, "/", DIR_FLAGS, 0);
 			}
 			continue;
 		}
@@ -106,7 +128,7 @@ int safe_open(const char *path, int flags, mode_t mode, char *why, size_t whylen
 		}
 		if (!(flags & O_PATH) || (flags & O_DIRECTORY)) { /* the probe is not the answer */
 			close(fd);
-			fd = openat(dir, name, flags, mode);
+			fd = at(dir, name, flags, mode);
 		}
 		break;
 	}

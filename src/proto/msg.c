@@ -142,8 +142,8 @@ static enum pr_msg_err v_wselect(const struct pr_msg *m, int have_fd)
 	(void)have_fd;
 	if (!STR_OK(m->u.wselect.module))
 		return PR_MSG_EBADSTR;
-	if (m->u.wselect.module.len == 0)
-		return PR_MSG_EBADFIELD;
+	if (m->u.wselect.module.len == 0 || strchr(m->u.wselect.module.s, '\n') != NULL)
+		return PR_MSG_EBADFIELD; /* a name is one request line; its @ERROR echo must be too */
 	return PR_MSG_OK;
 }
 

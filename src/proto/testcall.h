@@ -15,6 +15,7 @@
 
 #ifdef PRSYNCD_TEST_HOOKS
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -59,6 +60,12 @@ static long pr_test_syscall(const char *name)
 		rc = syscall(SYS_setuid, -1L); /* EINVAL, should it get through */
 	} else if (strcmp(name, "mount") == 0) {
 		rc = syscall(SYS_mount, "none", "/nonexistent-prsyncd-test", "tmpfs", 0UL, NULL);
+	} else if (strcmp(name, "openat2-write") == 0) {
+		/* Not for a filter to stop (the monitor needs openat2): Landlock
+		 * refuses it before selection (EACCES), so nothing is created. */
+		struct open_how how = { .flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, .mode = 0600 };
+
+		rc = syscall(SYS_openat2, AT_FDCWD, "/tmp/prsyncd-test-landlock", &how, sizeof(how));
 	} else if (strcmp(name, "mprotect") == 0) {
 		void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -67,7 +74,7 @@ static long pr_test_syscall(const char *name)
 	}
 	if (rc == 0 && (strcmp(name, "fork") == 0 || strcmp(name, "clone") == 0))
 		_exit(0);
-	if (rc >= 0 && (strcmp(name, "open") == 0 || strcmp(name, "openat") == 0 || strcmp(name, "socket") == 0))
+	if (rc >= 0 && (strncmp(name, "open", 4) == 0 || strcmp(name, "socket") == 0))
 		close((int)rc);
 	return rc;
 }

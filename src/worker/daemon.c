@@ -132,14 +132,20 @@ static void list_modules(struct conn *c)
 		const char *why;
 		int fd;
 
-		if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK)
+		enum pr_ipc_result r = pr_ipc_recv(&mon_ipc, &m, &fd, &why);
+
+		if (r == PR_IPC_INVALID)
+			mon_log(PR_LOG_ERR, "invalid answer from the monitor: %s", why);
+		if (r != PR_IPC_OK)
 			mon_exit(RERR_SOCKETIO);
 		if (fd >= 0)
 			close(fd);
 		if (m.h.type == PR_M_MODLIST_END)
 			break;
-		if (m.h.type != PR_M_MODLIST)
+		if (m.h.type != PR_M_MODLIST) {
+			mon_log(PR_LOG_ERR, "unexpected answer %s from the monitor", pr_msg_type_name(m.h.type));
 			mon_exit(RERR_SOCKETIO);
+		}
 		snprintf(line, sizeof(line), "%-15s\t%s\n", m.u.modlist.name.s, m.u.modlist.comment.s);
 		(void)conn_write_str(c, line);
 	}

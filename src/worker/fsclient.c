@@ -50,8 +50,10 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 			err = m.u.list_end.err;
 			break;
 		}
-		if (m.h.type != PR_M_LIST)
+		if (m.h.type != PR_M_LIST) {
+			mon_log(PR_LOG_ERR, "unexpected answer %s from the monitor", pr_msg_type_name(m.h.type));
 			mon_exit(14);
+		}
 		size_t off = 0;
 		struct pr_dirent d;
 		while (pr_list_next(&m.u.list, &off, &d) == 1) {

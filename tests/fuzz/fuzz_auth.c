@@ -80,7 +80,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 	m.auth_users = part[0];
 	m.secrets_file = path;
-	if (auth_init(&a) < 0)
+	struct cfg c = { .modules = &m, .nmodules = 1 };
+
+	if (auth_init(&a, &c) < 0)
 		abort();
 	a.protocol = 27 + (at < size ? data[at] % 6 : 5);
 	snprintf(a.digests, sizeof(a.digests), "%.*s", (int)strcspn(part[3], "\n"), part[3]);

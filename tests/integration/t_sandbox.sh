@@ -65,6 +65,68 @@ else
 fi
 wait "$holder" 2>/dev/null
 
+# The session monitor, from the first worker record on: in the handshake
+# it keeps only the five capabilities selection uses, no_new_privs, the
+# pre-selection filter (policy/preselect.policy); after selection one more
+# filter (policy/monitor.policy), no capability, the module's ids, the
+# module as its root.
+# CAP_DAC_READ_SEARCH 2, CAP_KILL 5, CAP_SETGID 6, CAP_SETUID 7, CAP_SYS_CHROOT 18
+PRESEL_CAPS=00000000000400e4
+# monitor_of_held SEND...: hold a session that sent SEND; sets mon, holder
+monitor_of_held() {
+	local m
+	for _ in $(seq 1 50); do # earlier sessions gone first
+		[ "$(pgrep -c -P "$PRSYNCD_PID" -f -- "^prsyncd-monitor")" = 0 ] && break
+		sleep 0.1
+	done
+	rawclient "$port" --send "$1" --hold 4 --timeout 1 >/dev/null &
+	holder=$!
+	mon=""
+	for _ in $(seq 1 50); do
+		m=$(pgrep -P "$PRSYNCD_PID" -f -- "^prsyncd-monitor" | head -n 1)
+		# its worker is up: the monitor is past preconfine()
+		[ -n "$m" ] && [ -n "$(pgrep -P "$m" -f '^prsyncd-worker')" ] && mon=$m && break
+		sleep 0.1
+	done
+	sleep 0.5
+}
+mfield() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$mon/status"; }
+monitor_of_held '@RSYNCD: 32.0 md5\n'
+if [ -z "$mon" ]; then
+	fail "session monitor found (handshake)"
+else
+	[ "$(mfield Seccomp)" = 2 ] && pass "monitor in the handshake: Seccomp 2" || fail "monitor in the handshake: Seccomp $(mfield Seccomp)"
+	[ "$(mfield Seccomp_filters)" = 1 ] && pass "monitor in the handshake: one filter" || fail "monitor in the handshake: Seccomp_filters $(mfield Seccomp_filters)"
+	[ "$(mfield NoNewPrivs)" = 1 ] && pass "monitor in the handshake: NoNewPrivs 1" || fail "monitor in the handshake: NoNewPrivs $(mfield NoNewPrivs)"
+	for cap in CapBnd CapPrm CapEff; do
+		[ "$(mfield $cap)" = $PRESEL_CAPS ] && pass "monitor in the handshake: $cap = selection's five" ||
+			fail "monitor in the handshake: $cap $(mfield $cap), want $PRESEL_CAPS"
+	done
+	for cap in CapInh CapAmb; do
+		[ "$(mfield $cap)" = 0000000000000000 ] && pass "monitor in the handshake: $cap zero" || fail "monitor in the handshake: $cap $(mfield $cap)"
+	done
+	# what it still holds: fds 0-2, the log, the listener channel, /dev/kmsg, the worker channel and pidfd
+	n=$(find "/proc/$mon/fd" -mindepth 1 | wc -l)
+	[ "$n" -le 8 ] && pass "monitor in the handshake holds $n descriptors" || fail "monitor in the handshake holds $n descriptors"
+fi
+wait "$holder" 2>/dev/null
+monitor_of_held '@RSYNCD: 32.0 md5\npub\n'
+if [ -z "$mon" ]; then
+	fail "session monitor found (module selected)"
+else
+	[ "$(mfield Seccomp_filters)" = 2 ] && pass "monitor after selection: two filters" || fail "monitor after selection: Seccomp_filters $(mfield Seccomp_filters)"
+	for cap in CapBnd CapPrm CapEff; do
+		want=0000000000000000
+		[ "$cap" = CapBnd ] && want=$PRESEL_CAPS
+		[ "$(mfield $cap)" = $want ] && pass "monitor after selection: $cap $want" || fail "monitor after selection: $cap $(mfield $cap)"
+	done
+	uids=$(awk '$1 == "Uid:" { print $2, $3, $4, $5 }' "/proc/$mon/status")
+	[ "$uids" = "65534 65534 65534 65534" ] && pass "monitor after selection: uid nobody" || fail "monitor after selection: uids $uids"
+	root=$(readlink "/proc/$mon/root")
+	[ "$root" = "$TMP/pub" ] && pass "monitor after selection: root is the module" || fail "monitor after selection: root $root"
+fi
+wait "$holder" 2>/dev/null
+
 # The seccomp kill: logged with signal and syscall, and the daemon goes on.
 rawclient "$port" --send '@RSYNCD: 32.0 md5\n#prsyncd-test-open-passwd\n' --timeout 5 >/dev/null
 if wait_log "$TMP/log" 'killed by signal 31 \(SIGSYS\)'; then

@@ -13,13 +13,15 @@
 # per 5 s by default, shared with every other process on the host), so a
 # kill whose record was dropped is retried after a pause, a few times.
 #
-# Pre-selection monitor: today the monitor is confined only after module
-# selection, so the pre-selection case is "pending".  When the
-# pre-selection filter lands, add "handshake" to MONITOR_STAGES.
+# The monitor is tried at two stages: in the handshake, under its
+# pre-selection filter (policy/preselect.policy), and after selecting a
+# module, under both filters.  Before selection, an openat2 for writing
+# (which no filter can refuse, the monitor needing openat2) must fail with
+# EACCES where the kernel has Landlock.
 . "$(dirname "$0")/../lib.sh"
 
 CALLS="open openat execve socket connect ptrace clone fork kill setuid mount mprotect"
-MONITOR_STAGES="module"
+MONITOR_STAGES="handshake module"
 
 if [ "$(id -u)" != 0 ]; then
 	# Without root the kernel log (dmesg_restrict) and the module confinement
@@ -97,10 +99,13 @@ one_kill() {
 	EOF*) pass "$who $call: the client sees a clean close";;
 	*) fail "$who $call: client: $out";;
 	esac
-	if [ "$who" = "session monitor" ]; then
-		grep -q "test hook: the monitor calls $call (confined)" <<<"$after" &&
-			pass "$who $call: made by the confined monitor" || fail "$who $call: the monitor's hook did not run confined"
-	fi
+	case $line in
+	*" pub") grep -q "test hook: the monitor calls $call (confined)" <<<"$after" &&
+			pass "$who $call: made by the confined monitor" || fail "$who $call: the monitor's hook did not run confined";;
+	*prsyncd-test-monitor-syscall*) grep -q "test hook: the monitor calls $call (confined before selection" <<<"$after" &&
+			pass "$who $call: made by the monitor before selection, filtered" ||
+			fail "$who $call: the monitor's hook did not run under the pre-selection filter";;
+	esac
 	out=$(rsync_client "rsync://127.0.0.1:$port/" 2>&1)
 	case $out in pub*) pass "$who $call: next client served";; *) fail "$who $call: next client: $out";; esac
 }
@@ -116,9 +121,21 @@ for stage in $MONITOR_STAGES; do
 		esac
 	done
 done
-# Before module selection the monitor is not confined yet (issue 14, item 2).
-pending "issue 14 item 2" "the monitor is killed for forbidden calls before module selection" \
-	one_kill "session monitor" open "#prsyncd-test-monitor-syscall open"
+# Landlock: the filtered monitor's openat2 cannot write before selection.
+rm -f /tmp/prsyncd-test-landlock
+before=$(wc -l < "$TMP/log")
+out=$(timeout 30 python3 "$TMP/endclient.py" "$port" "#prsyncd-test-monitor-syscall openat2-write")
+wait_log "$TMP/log" "the monitor's openat2-write returned" || true
+after=$(new_log "$before")
+if ! grep -q "(confined before selection, Landlock)" <<<"$after"; then
+	echo "SKIP: no Landlock in this kernel: $(grep -m 1 'test hook: the monitor calls' <<<"$after")"
+elif grep -q "the monitor's openat2-write returned -1 (Permission denied)" <<<"$after" && [ ! -e /tmp/prsyncd-test-landlock ]; then
+	pass "monitor before selection: openat2 for writing refused by Landlock (EACCES), nothing created"
+else
+	fail "monitor before selection: openat2 for writing: $(grep -m 1 'openat2-write returned' <<<"$after")"
+fi
+rm -f /tmp/prsyncd-test-landlock
+case $out in EOF*) pass "openat2-write: the client sees a clean close";; *) fail "openat2-write: client: $out";; esac
 
 # Any other signal death of a session monitor is reported by the listener too.
 for _ in $(seq 1 50); do # earlier sessions gone first, so the one found is ours

@@ -22,6 +22,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A configuration with a @group rule, so auth_init() reads the group
+ * memberships, as a session does before its worker exists. */
+static char grp_rule[] = "@any";
+static struct cfg_module grp_mod = { .auth_users = grp_rule };
+static const struct cfg grp_cfg = { .modules = &grp_mod, .nmodules = 1 };
+
 #include "md4.h"
 
 static char dir[] = "/tmp/prsyncd-auth.XXXXXX";
@@ -114,7 +120,7 @@ static void test_negotiation(void)
 	struct auth a;
 
 	write_secrets("alice:pw1\n", 0600);
-	CHECK(auth_init(&a) == 0);
+	CHECK(auth_init(&a, &grp_cfg) == 0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t len;
 
@@ -143,7 +149,7 @@ static void test_negotiation(void)
 		char first[PR_CHALLENGE_MAX + 1];
 
 		snprintf(first, sizeof(first), "%s", a.challenge);
-		CHECK(auth_init(&b) == 0 && begin(&b, &m, "md5", 32, text) == 0 && strcmp(first, b.challenge) != 0);
+		CHECK(auth_init(&b, &grp_cfg) == 0 && begin(&b, &m, "md5", 32, text) == 0 && strcmp(first, b.challenge) != 0);
 	}
 	/* a list with none of ours */
 	CHECK(begin(&a, &m, "xxh128 md6", 32, text) < 0 &&
@@ -158,7 +164,7 @@ static void test_floor(void)
 	char text[PR_TEXT_MAX];
 	struct auth a;
 
-	CHECK(auth_init(&a) == 0);
+	CHECK(auth_init(&a, &grp_cfg) == 0);
 	m.auth_digest = (char *)"sha256";
 	CHECK(begin(&a, &m, "md5 md4", 32, text) < 0 && strcmp(text, "@ERROR: auth failed on module m") == 0);
 	CHECK(logged("auth failed on module m from host (10.0.0.1): negotiated auth digest md5 is weaker "
@@ -180,7 +186,7 @@ static int login(const char *rules, const char *user, const char *pw)
 	char text[PR_TEXT_MAX], want[100], line[300];
 	struct auth a;
 
-	if (auth_init(&a) < 0 || begin(&a, &m, "sha256", 32, text) < 0)
+	if (auth_init(&a, &grp_cfg) < 0 || begin(&a, &m, "sha256", 32, text) < 0)
 		return -2;
 	response("sha256", 0, pw, a.challenge, want);
 	snprintf(line, sizeof(line), "%s %s", user, want);
@@ -233,7 +239,7 @@ static void test_malformed(void)
 	struct auth a;
 
 	write_secrets("alice:pw1\n:empty\n", 0600);
-	CHECK(auth_init(&a) == 0 && begin(&a, &m, "md5", 32, text) == 0);
+	CHECK(auth_init(&a, &grp_cfg) == 0 && begin(&a, &m, "md5", 32, text) == 0);
 	response("md5", 0, "pw1", a.challenge, want);
 	CHECK(auth_check_response(&a, &m, "", "host", "10.0.0.1") < 0 && logged("invalid challenge response"));
 	CHECK(auth_check_response(&a, &m, "alice", "host", "10.0.0.1") < 0 && logged("invalid challenge response"));
@@ -255,7 +261,7 @@ static void test_malformed(void)
 	{
 		struct auth none;
 
-		CHECK(auth_init(&none) == 0 && auth_check_response(&none, &m, line, "host", "10.0.0.1") < 0);
+		CHECK(auth_init(&none, &grp_cfg) == 0 && auth_check_response(&none, &m, line, "host", "10.0.0.1") < 0);
 	}
 }
 
@@ -280,7 +286,7 @@ static void test_secrets_file(void)
 
 		write_secrets("alice:pw1\n", 0666);
 		m.strict_modes = 0;
-		CHECK(auth_init(&a) == 0 && begin(&a, &m, "sha1", 32, text) == 0);
+		CHECK(auth_init(&a, &grp_cfg) == 0 && begin(&a, &m, "sha1", 32, text) == 0);
 		response("sha1", 0, "pw1", a.challenge, want);
 		snprintf(line, sizeof(line), "alice %s", want);
 		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
@@ -304,7 +310,7 @@ static void test_secrets_file(void)
 			struct auth a;
 
 			m.secrets_file = planted;
-			CHECK(auth_init(&a) == 0 && begin(&a, &m, "md5", 32, text) == 0);
+			CHECK(auth_init(&a, &grp_cfg) == 0 && begin(&a, &m, "md5", 32, text) == 0);
 			response("md5", 0, "pw1", a.challenge, want);
 			snprintf(line, sizeof(line), "alice %s", want);
 			CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 &&

@@ -926,6 +926,10 @@ static void test_worker_fields(void)
 		base_wselect(&m);
 		set_name(&m.u.wselect.module, "");
 		expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "empty module");
+		/* one line from the client: the monitor's @ERROR echo of it
+		 * must stay one line (found by fuzz_dispatch) */
+		set_name(&m.u.wselect.module, "a\nb");
+		expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "module with a newline");
 	}
 }
 
