@@ -7,7 +7,7 @@
 # 27-32, -c, -H, --checksum-choice, an update, a dry run.  Only
 # prsyncd's own debug lines (protocol, literal data) are left out, and
 # the session summary's byte counts, which depend on how each daemon
-# encodes the file list, and where in its source an error was raised.  The auth failure line waits for 'auth users'.
+# encodes the file list, and where in its source an error was raised.
 . "$(dirname "$0")/../lib.sh"
 
 mod=$TMP/mod
@@ -94,12 +94,14 @@ lines() {
 # run the client against each daemon (BASIS: a directory copied to the
 # destination first, or -) and compare the lines each one logged
 same() {
-	local name=$1 until=$2 basis=$3 a b pfrom rfrom; shift 3
+	local name=$1 until=$2 basis=$3 a b pfrom rfrom args; shift 3
 	pfrom=$(wc -l < "$TMP/p.log"); rfrom=$(wc -l < "$TMP/r.log" 2>/dev/null || echo 0)
 	for port in "$pport" "$rport"; do
 		rm -rf "$TMP/dst"
 		[ "$basis" != - ] && cp -a "$basis" "$TMP/dst"
-		rsync_client "${@//rsync:\/\/HOST/rsync://127.0.0.1:$port}" >/dev/null 2>&1
+		args=("${@//rsync:\/\/HOST/rsync://127.0.0.1:$port}")   # rsync://HOST/...
+		args=("${args[@]//@HOST\//@127.0.0.1:$port/}")          # rsync://USER@HOST/...
+		rsync_client "${args[@]}" >/dev/null 2>&1
 	done
 	a=$(lines "$TMP/p.log" "$pfrom" "$P" "$until"); b=$(lines "$TMP/r.log" "$rfrom" "$R" "$until")
 	if [ -n "$b" ] && [ "$a" = "$b" ]; then
@@ -138,18 +140,19 @@ same "format 1, an update with -i" 'sent [0-9]+ bytes' "$TMP/basis" -ai rsync://
 same "format 2: widths, human-readable, %t %p %%, unknown escapes" 'sent [0-9]+ bytes' - -a rsync://HOST/f2/ "$TMP/dst/"
 same "format 2, protocol 29" 'sent [0-9]+ bytes' - -a --protocol=29 rsync://HOST/f2/ "$TMP/dst/"
 
-# The auth failure line comes with 'auth users' (the access work).
-printf '[a]\n\tpath = %s\n\tauth users = u\n\tsecrets file = %s/secrets\n' "$mod" "$TMP" > "$TMP/auth.conf"
-if "$PRSYNCD" --check-config --config="$TMP/auth.conf" >/dev/null 2>&1; then
-	echo "u:pw" > "$TMP/secrets"; chmod 600 "$TMP/secrets"
-	cat "$TMP/auth.conf" >> "$TMP/p.conf"; cat "$TMP/auth.conf" >> "$TMP/r.conf"
-	kill -HUP "$P"
-	wait_log "$TMP/p.log" "reload: configuration" || true
+# An auth failure and a host refused by 'hosts deny', added by a reload.
+printf '[a]\n\tpath = %s\n\tauth users = u\n\tsecrets file = %s/secrets\n[d]\n\tpath = %s\n\thosts deny = 127.0.0.1\n' \
+	"$mod" "$TMP" "$mod" > "$TMP/auth.conf"
+echo "u:pw" > "$TMP/secrets"; chmod 600 "$TMP/secrets"
+cat "$TMP/auth.conf" >> "$TMP/p.conf"; cat "$TMP/auth.conf" >> "$TMP/r.conf"
+kill -HUP "$P"
+if wait_log "$TMP/p.log" "reload: configuration"; then
 	export RSYNC_PASSWORD=wrong
-	same "auth failure" 'auth failed|failed' - -r rsync://u@HOST/a/ "$TMP/dst/"
+	same "auth failure" 'auth failed' - -r rsync://u@HOST/a/ "$TMP/dst/"
 	unset RSYNC_PASSWORD
+	same "hosts deny refusal" 'rsync denied' - -r rsync://HOST/d/ "$TMP/dst/"
 else
-	echo "SKIP: auth failure line (the configuration loader refuses 'auth users' until the access work lands)"
+	fail "reload with auth users and hosts deny: $(tail -2 "$TMP/p.log")"
 fi
 stop_pid "$P"; stop_pid "$R"
 finish
