@@ -796,16 +796,13 @@ static int claim_slot(struct session *s, const struct cfg_module *mod, char *tex
 	return 0;
 }
 
-int session_main(const struct session_opts *o)
+static int session_run(struct session *s, const struct session_opts *o)
 {
-	struct session *s = calloc(1, sizeof(*s));
 	char err[CFG_ERR_MAX] = "", wpath[4096];
 	struct access_client who;
 	struct pr_msg init;
 	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc, proxied = 0;
 
-	if (s == NULL)
-		return 1;
 	s->state = ST_STARTING;
 	s->cfg = *o->cfg;
 	lchan_init(&s->lsn, o->listener_fd);
@@ -908,10 +905,23 @@ int session_main(const struct session_opts *o)
 		_exit(0); /* no atexit work (sanitizer leak checks) under the filter */
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
+	return 0;
+}
+
+/* Every way out of a session that is not under the filter (refusals
+ * before the worker exists included) frees what the session holds. */
+int session_main(const struct session_opts *o)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (s == NULL)
+		return 1;
+	rc = session_run(s, o);
 	access_free(&s->acc);
 	cfgsnap_parsed_free(&s->cfg);
 	free(s);
-	return 0;
+	return rc;
 }
 
 #ifdef PRSYNCD_FUZZ
