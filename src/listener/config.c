@@ -161,8 +161,8 @@ static const struct param params[] = {
 	{ "syslog tag", S_MODULE, .kind = K_IGNORED },
 	{ "forward lookup", S_MODULE, .kind = K_IGNORED },
 	{ "numeric ids", S_MODULE, .kind = K_BOOL, .off = M(numeric_ids) },
-	{ "munge symlinks", S_MODULE, .kind = K_IGNORED },
-	{ "insecure links", S_MODULE, .kind = K_IGNORED },
+	{ "munge symlinks", S_MODULE, .kind = K_BOOL, .off = M(munge_symlinks) },
+	{ "insecure links", S_MODULE, .kind = K_BOOL, .off = M(insecure_links) },
 	{ "charset", S_MODULE, .kind = K_IGNORED },
 	{ "max verbosity", S_MODULE, .kind = K_IGNORED },
 	{ "open noatime", S_MODULE, .kind = K_IGNORED },
@@ -727,6 +727,7 @@ static int set_defaults(struct cfg *c, struct cfg_module *d)
 	d->read_only = 1;
 	d->use_chroot = 1; /* recorded only: workers are always confined */
 	d->numeric_ids = -1;
+	d->munge_symlinks = -1;
 	c->worker_user = strdup("nobody");
 	c->worker_chroot = strdup("/run/prsyncd/empty");
 	c->syslog_facility = strdup("daemon");

@@ -6,11 +6,13 @@
  * no "." / ".." / empty components.  That is not what keeps them inside the
  * module: every path is resolved by resolve() (resolve.c) beneath the root
  * descriptor, by the kernel when no symlink is in the way, else by a walk
- * from held descriptors that reads each link itself and refuses absolute
- * targets and ".." above the root, whenever they were put there.  The last
- * component is not followed, except for STAT with PR_STAT_FOLLOW.  Directory
- * entries are read with fstatat/readlinkat on a single name relative to the
- * open directory, which cannot leave it either.
+ * from held descriptors that reads each link itself and keeps it beneath
+ * the root, as rsyncd's chroot does, whenever it was put there.  LIST and
+ * OPEN follow a link in the last component too (opendir and open do, in
+ * rsyncd's chroot: -L, -k and "dir/" arguments need it), STAT only with
+ * PR_STAT_FOLLOW, READLINK never.  Directory entries are read with
+ * fstatat/readlinkat on a single name relative to the open directory,
+ * which cannot leave it either.
  *
  * The module's filters are enforced on the paths resolve() really walks and
  * on the names requests give: a hidden path, anything below a hidden
@@ -139,6 +141,26 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	return f->root < 0 ? -1 : 0;
 }
 
+int fs_module_flags(struct fsreq *f, const struct cfg_module *mod, uint32_t *flags)
+{
+	static const struct res_how how = { .oflags = O_PATH, .serves = MF_BOTH, .follow = 1 };
+	int munge = mod->munge_symlinks >= 0 ? mod->munge_symlinks : !mod->use_chroot;
+	struct res r;
+
+	*flags = munge ? PR_MOD_MUNGE : 0;
+	for (size_t i = 0; i < f->hide.n; i++)
+		if (f->hide.r[i].flags & PR_FR_XATTR)
+			*flags |= PR_MOD_XATTR_RULES;
+	if (!munge || resolve(f, "rsyncd-munged", &how, &r) != 0)
+		return 0;
+	close(r.fd);
+	if (!S_ISDIR(r.st.st_mode))
+		return 0;
+	log_msg(PR_LOG_ERR, "module %s: symlink munging is unsafe when a /rsyncd-munged directory exists",
+		f->module);
+	return -1;
+}
+
 static struct pr_stat to_pr_stat(const struct stat *st)
 {
 	return (struct pr_stat){
@@ -233,7 +255,8 @@ static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, 
 
 int fs_list(struct fsreq *f, const struct pr_msg *m)
 {
-	static const struct res_how how = { .oflags = O_RDONLY | O_DIRECTORY, .need = S_IFDIR, .serves = MF_DIR };
+	static const struct res_how how = { .oflags = O_RDONLY | O_DIRECTORY, .need = S_IFDIR, .serves = MF_DIR,
+					    .follow = 1 };
 	_Alignas(struct dirent64) char buf[32768];
 	struct pr_msg out;
 	struct res r;
@@ -272,7 +295,7 @@ int fs_list(struct fsreq *f, const struct pr_msg *m)
 int fs_stat(struct fsreq *f, const struct pr_msg *m)
 {
 	struct res_how how = { .oflags = O_PATH, .serves = MF_BOTH,
-			       .follow = (m->u.stat.flags & PR_STAT_FOLLOW) != 0 };
+			       .follow = (m->u.stat.flags & PR_STAT_FOLLOW) ? 2 : 0 };
 	char target[PR_RELPATH_MAX];
 	struct pr_msg out;
 	struct res r;
@@ -296,7 +319,7 @@ int fs_stat(struct fsreq *f, const struct pr_msg *m)
 int fs_open(struct fsreq *f, const struct pr_msg *m)
 {
 	static const struct res_how how = { .oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY, .need = S_IFREG,
-					    .serves = MF_OTHER };
+					    .serves = MF_OTHER, .follow = 1 };
 	struct pr_msg out;
 	struct res r = { .fd = -1 };
 	size_t slot = 0;

@@ -35,6 +35,7 @@ struct fsreq {
 	struct mf_walk byname;            /* ... judged on a request's own path */
 	struct mf_walk canon;             /* ... and on the path really walked */
 	uint64_t steps;                   /* filter work accounted so far (test builds) */
+	unsigned above_root;              /* links that led above the root (resolve.c) */
 };
 
 /* Before confinement: resolve the module's uid/gid (name or number; default
@@ -43,6 +44,11 @@ struct fsreq {
  * the module's filters.
  * Returns 0, or -1 after logging why. */
 int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod);
+
+/* After confinement: what the worker must know of the module (PR_MOD_*),
+ * or -1 (logged) if it must not be served: "munge symlinks" on and a
+ * "rsyncd-munged" directory in it, which rsyncd refuses too. */
+int fs_module_flags(struct fsreq *f, const struct cfg_module *mod, uint32_t *flags);
 
 /* One handler per request; -1 ends the session (after logging). */
 int fs_list(struct fsreq *f, const struct pr_msg *m);

@@ -251,6 +251,13 @@ static int h_select(struct session *s, const struct pr_msg *m)
 	s->module = mod;
 	s->state = ST_MODULE;
 	log_msg(PR_LOG_INFO, "rsync allowed access on module %s from %s (%s)", mod->name, s->host, s->addr);
+	if (fs_module_flags(&s->fs, mod, &out.u.select.module_flags) < 0) {
+		s->state = ST_LISTED; /* as rsyncd: the module is not served */
+		out.u.select.status = PR_SELECT_ERROR;
+		out.u.select.module_flags = 0;
+		pr_str_set_text_trunc(&out.u.select.error, "@ERROR: daemon security issue -- contact admin");
+		return send_msg(s, &out, -1);
+	}
 	out.u.select.status = PR_SELECT_OK;
 	out.u.select.read_only = 1;
 	/* rsyncd sends no user/group names from chroot modules by default */

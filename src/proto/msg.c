@@ -82,7 +82,7 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 	(void)have_fd;
 	if (!STR_OK(b->module) || !STR_OK(b->error) || !STR_OK(b->dont_compress))
 		return PR_MSG_EBADSTR;
-	if (!bool_ok(b->read_only) || !bool_ok(b->numeric_ids))
+	if (!bool_ok(b->read_only) || !bool_ok(b->numeric_ids) || (b->module_flags & ~PR_MOD_ALL))
 		return PR_MSG_EBADFIELD;
 	switch (b->status) {
 	case PR_SELECT_OK:
@@ -92,7 +92,7 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 	case PR_SELECT_ERROR:
 		if (b->error.len == 0 || strncmp(b->error.s, "@ERROR: ", 8) != 0 ||
 		    strchr(b->error.s, '\n') != NULL || b->module.len != 0 || b->read_only != 0 ||
-		    b->numeric_ids != 0 || b->dont_compress.len != 0)
+		    b->numeric_ids != 0 || b->dont_compress.len != 0 || b->module_flags != 0)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	default:

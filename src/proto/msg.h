@@ -156,7 +156,13 @@ struct pr_m_select {
 	/* OK only: the module's "dont compress" patterns; "" = unset (the
 	 * default list), " " = set but empty (nothing is exempt) */
 	struct pr_str_text dont_compress;
+	uint32_t module_flags;    /* OK only: PR_MOD_* */
 };
+
+/* What the worker must know of a module's configuration (M_SELECT). */
+#define PR_MOD_MUNGE 0x1u         /* "munge symlinks": strip the prefix from targets sent */
+#define PR_MOD_XATTR_RULES 0x2u   /* the module's filters have xattr ('x') rules */
+#define PR_MOD_ALL (PR_MOD_MUNGE | PR_MOD_XATTR_RULES)
 
 enum pr_log_level {
 	PR_LOG_ERR = 1,

@@ -421,7 +421,7 @@ static int fs_links(void)
 						   "loop_a", "self", "abs", "esc", "publink", "publink/ok.txt",
 						   "dotdot_ok", "l0", "m0", "pub/sub/klink2", "intdir/x" };
 	static const char *const lists[] = { "", "alias/inner", "chain_a/inner", "pub/up/inner", "publink/sub",
-					     "abs", "esc/x", "loop_a/x", "alias", "publink" };
+					     "abs", "esc/x", "loop_a/x", "alias", "publink", "rootabsdir", "chain_a" };
 	static const char *const links[] = { "alias/inner/ilink", "chain_a/inner/ilink", "publink/sub/klink2",
 					     "alias", "klink", "publink/sub/ok_link" };
 	struct pr_msg m;
@@ -430,7 +430,13 @@ static int fs_links(void)
 		return 1;
 	for (size_t i = 0; i < sizeof(hidden_open) / sizeof(hidden_open[0]); i++)
 		open_close(hidden_open[i]);
-	open_close("klink");          /* the last component is not followed: ELOOP */
+	open_close("klink");          /* followed, onto a hidden file */
+	open_close("slink");
+	open_close("rootabs");        /* absolute: from the module root, as in a chroot */
+	open_close("rootesc");        /* ".." above the root stays at the root */
+	open_close("rootpriv");       /* absolute, onto a hidden file */
+	open_close("l0");             /* 40 links */
+	open_close("m0");             /* 41 */
 	open_close("abs/passwd");
 	open_close("esc/passwd");
 	open_close("loop_a/x");

@@ -795,7 +795,7 @@ static int mode_swap(int n)
 			out += strcmp(outside(fd), "yes") == 0;
 			close_one(fd, h);
 		} else {
-			refused += err == EXDEV || err == ELOOP;
+			refused += err == EXDEV || err == ELOOP || err == ENOENT; /* ENOENT: beneath the root */
 		}
 		send_path(PR_W_STAT, path, PR_STAT_FOLLOW);
 		if (answer(&m, &fd) < 0 || m.h.type != PR_M_STAT) {

@@ -720,6 +720,13 @@ static void test_select_fields(void)
 	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.numeric_ids, 0xffffffffu,
 	      "numeric_ids huge");
 	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.numeric_ids, 1, "numeric_ids 1");
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.module_flags, PR_MOD_ALL, "module_flags, all known");
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.module_flags, PR_MOD_MUNGE, "module_flags munge");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.module_flags, PR_MOD_ALL + 1u, "module_flags unknown bit");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.module_flags, 0x80000000u, "module_flags high bit");
+	base_select_err(&m);
+	m.u.select.module_flags = PR_MOD_MUNGE;
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "ERROR with module_flags");
 
 	base_select_ok(&m);
 	set_name(&m.u.select.module, "");
