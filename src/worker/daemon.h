@@ -14,6 +14,7 @@ struct handshake {
 	int read_only;
 	int numeric_ids;         /* the module maps no names (rsyncd: chrooted modules) */
 	char dont_compress[1024];/* the module's "dont compress" patterns, "" = default list, " " = none */
+	uint32_t module_flags;   /* PR_MOD_* */
 };
 
 /*

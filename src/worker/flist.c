@@ -48,15 +48,17 @@ char *fl_xstrdup(const char *s)
 }
 
 
-static uint32_t add_root(struct flroots *r, const char *root)
+static uint32_t add_root(struct flroots *r, const char *root, int slash)
 {
-	if (r->n && strcmp(r->v[r->n - 1], root) == 0)
+	if (r->n && strcmp(r->v[r->n - 1], root) == 0 && r->slash[r->n - 1] == slash)
 		return (uint32_t)(r->n - 1);
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 8;
 		r->v = fl_xrealloc(r->v, r->cap * sizeof(*r->v));
+		r->slash = fl_xrealloc(r->slash, r->cap);
 	}
 	r->v[r->n] = fl_xstrdup(root);
+	r->slash[r->n] = (unsigned char)slash;
 	return (uint32_t)r->n++;
 }
 
@@ -190,8 +192,10 @@ int flist_module_path(const struct flist *fl, const struct fentry *f, char *buf,
  * above the module root).  *dotdir says whether the argument named a
  * directory's contents (trailing "/", "/." or "/..", or nothing at all).
  */
-static void sanitize(const char *in, char *out, size_t cap, int *dotdir)
+static int sanitize(const char *in, char *out, size_t cap, int *dotdir)
 {
+	int fits = 0;
+
 	size_t o = 0;
 	const char *p = in;
 	int last_special = 1;
@@ -215,6 +219,8 @@ static void sanitize(const char *in, char *out, size_t cap, int *dotdir)
 			memcpy(out + o, p, len);
 			o += len;
 			out[o] = '\0';
+		} else if (!last_special) {
+			fits = -1;
 		}
 		if (!e) {
 			p += len;
@@ -224,6 +230,7 @@ static void sanitize(const char *in, char *out, size_t cap, int *dotdir)
 		last_special = 1; /* a trailing slash */
 	}
 	*dotdir = last_special || o == 0;
+	return fits;
 }
 
 /* The name a message shows for a module path, as a chrooted rsyncd
@@ -252,6 +259,7 @@ struct scan {
 	int inc;                   /* incremental: subdirectories get their own lists */
 	struct scan_dir *stack;
 	size_t n, cap;
+	int dot_sent;              /* the implied "." of a "./name" (-R) */
 	/* current directory being listed */
 	const struct scan_dir *cur;
 	char cur_path[PR_RELPATH_MAX];
@@ -270,23 +278,36 @@ static void push_dir(struct scan *sc, const char *name, uint32_t root, uint64_t 
 	sc->n++;
 }
 
-/* Replace a symlink by its referent when -L, -k or --copy-unsafe-links say so. */
-static int follow_link(struct sess *s, const char *mpath, const char *target,
-		       struct pr_stat *st, char *linkbuf)
+/*
+ * A symlink entry under the link options (links.c): 0 to add it as *st
+ * says (the referent's, or the link's with link[] its target), -1 when it
+ * is left out, after rsync's message.  name: below the transfer root.
+ */
+static int apply_links(struct sess *s, const struct flroots *roots, uint32_t root, const char *mpath,
+		       const char *name, struct pr_stat *st, char *link)
 {
-	const struct options *o = &s->opt;
-	struct pr_stat ref;
-	int unsafe = target[0] == '/' || strncmp(target, "../", 3) == 0 || strcmp(target, "..") == 0;
+	char where[PR_RELPATH_MAX + 1], show[PR_RELPATH_MAX];
+	int err;
 
-	if (!o->copy_links && !o->copy_dirlinks && !(o->copy_unsafe_links && unsafe))
+	snprintf(where, sizeof(where), "%s%s", roots->slash[root] ? "/" : "", name);
+	enum link_verdict v = links_apply(&s->links, mpath, where, st, link, &err);
+	/* as stock, no error for a name the client's filters leave out */
+	if (v < 0 && (filt_skip(s, name, roots->v[root], 0, FILT_ALL) || filt_skip(s, name, roots->v[root], 1, FILT_ALL)))
+		return -1;
+	switch (v) {
+	case LINK_NO_REFERENT:
+		io_msg(&s->io, MSG_ERROR_XFER, "symlink has no referent: \"%s\" (in %s)",
+		       shown(mpath, show, sizeof(show)), s->hs.module);
+		io_err_general(s);
+		return -1;
+	case LINK_ERROR:
+		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] readlink_stat(\"%s\" (in %s)) failed: %s (%d)",
+		       shown(mpath, show, sizeof(show)), s->hs.module, strerror(err), err);
+		io_err_general(s);
+		return -1;
+	default:
 		return 0;
-	if (fsc_stat(mpath, 1, &ref, NULL, 0) != 0)
-		return o->copy_links ? -1 : 0;
-	if (o->copy_dirlinks && !o->copy_links && !(o->copy_unsafe_links && unsafe) && !S_ISDIR(ref.mode))
-		return 0;
-	*st = ref;
-	linkbuf[0] = '\0';
-	return 1;
+	}
 }
 
 /* One entry of a directory listing: filter, classify, add. */
@@ -325,7 +346,7 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 		return 0;
 	}
 	link[0] = '\0';
-	if (S_ISLNK(st.mode)) {
+	if (S_ISLNK(st.mode) && !s->links.copy_links) {
 		int r = 0;
 
 		if (d->link_state == PR_LINK_INLINE) {
@@ -342,13 +363,9 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 			io_err_general(s);
 			return 0;
 		}
-		if (follow_link(s, mpath, link, &st, link) < 0) {
-			io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] symlink has no referent: \"%s\" (in %s)",
-			       shown(mpath, show, sizeof(show)), s->hs.module);
-			io_err_general(s);
-			return 0;
-		}
 	}
+	if (S_ISLNK(st.mode) && apply_links(s, sc->roots, sc->cur->root, mpath, name, &st, link) < 0)
+		return 0;
 	if (filt_skip(s, name, sc->roots->v[sc->cur->root], S_ISDIR(st.mode), FILT_ALL))
 		return 0;
 	if (S_ISDIR(st.mode) && s->opt.one_file_system && st.dev != sc->cur->dev) {
@@ -414,6 +431,17 @@ static void add_implied(struct sess *s, struct scan *sc, uint32_t root, const ch
 		f = add_entry(sc->fl, part, root, &st, NULL);
 		f->dir_role = DIR_IMPLIED;
 	}
+}
+
+/* The transfer root as an implied "." directory (once a transfer). */
+static void add_dot_dir(struct sess *s, struct scan *sc, uint32_t root)
+{
+	struct pr_stat st;
+
+	sc->dot_sent = 1;
+	if (fsc_stat(sc->roots->v[root], 1, &st, NULL, 0) == 0 && S_ISDIR(st.mode))
+		add_entry(sc->fl, ".", root, &st, NULL)->dir_role = DIR_IMPLIED;
+	(void)s;
 }
 
 /* ---- wildcard arguments (spec part 1, 4.5 step 4) ------------------------ */
@@ -533,6 +561,14 @@ static void add_arg(struct sess *s, struct scan *sc, const char *arg)
 	free(matches);
 }
 
+/* An argument longer than a module path can be: the kernel's answer. */
+static void too_long(struct sess *s, const char *p)
+{
+	io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] link_stat \"/%s\" (in %s) failed: %s (%d)",
+	       p + (p[0] == '/'), s->hs.module, strerror(ENAMETOOLONG), ENAMETOOLONG);
+	io_err_general(s);
+}
+
 static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 {
 	struct flroots *roots = sc->roots;
@@ -560,26 +596,29 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		} else {
 			prefix[0] = '\0';
 		}
-		sanitize(prefix, rootbuf, sizeof(rootbuf), &dummy);
-		sanitize(p, kept, sizeof(kept), &dotdir);
-		root = add_root(roots, rootbuf);
+		if (sanitize(prefix, rootbuf, sizeof(rootbuf), &dummy) < 0 || sanitize(p, kept, sizeof(kept), &dotdir) < 0)
+			return too_long(s, p);
+		root = add_root(roots, rootbuf, split == NULL);
+		if (p[0] == '.' && p[1] == '/' && kept[0] && !sc->dot_sent)
+			add_dot_dir(s, sc, root); /* a "./name": stock sends "." once, as implied */
 		name = kept[0] ? kept : ".";
 		implied = kept[0] != '\0'; /* added once the argument is known to be kept */
 	} else {
 		char *slash;
 
-		sanitize(p, full, sizeof(full), &dotdir);
+		if (sanitize(p, full, sizeof(full), &dotdir) < 0)
+			return too_long(s, p);
 		if (dotdir) {
-			root = add_root(roots, full);
+			root = add_root(roots, full, 0);
 			name = ".";
 		} else {
 			slash = strrchr(full, '/');
 			if (slash) {
 				*slash = '\0';
-				root = add_root(roots, full);
+				root = add_root(roots, full, 0);
 				name = slash + 1;
 			} else {
-				root = add_root(roots, "");
+				root = add_root(roots, "", 0);
 				name = full;
 			}
 			snprintf(kept, sizeof(kept), "%s", name);
@@ -601,8 +640,6 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	}
 	link[0] = '\0';
 	err = fsc_stat(mpath, dotdir || s->opt.copy_links, &st, link, sizeof(link));
-	if (err == 0 && S_ISLNK(st.mode) && follow_link(s, mpath, link, &st, link) < 0)
-		err = ENOENT;
 	if (err) {
 		if (err == ENOENT && s->opt.ignore_missing_args)
 			return;
@@ -612,6 +649,8 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 			io_err_general(s);
 		return;
 	}
+	if (S_ISLNK(st.mode) && apply_links(s, roots, root, mpath, name, &st, link) < 0)
+		return;
 	if (!dotdir && filt_skip(s, name, roots->v[root], S_ISDIR(st.mode), FILT_ALL))
 		return;
 	if (S_ISDIR(st.mode) && !s->opt.recursive && !s->opt.dirs && !dotdir) {

@@ -66,6 +66,7 @@ struct fentry {
 /* Transfer roots (module path prefixes), shared by all lists of a session. */
 struct flroots {
 	char **v;
+	unsigned char *slash;  /* -R without "/./": rsync's names start with '/' (links.h) */
 	size_t n, cap;
 };
 

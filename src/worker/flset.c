@@ -43,6 +43,7 @@ void flset_free(struct flset *set)
 	for (size_t i = 0; i < set->roots.n; i++)
 		free(set->roots.v[i]);
 	free(set->roots.v);
+	free(set->roots.slash);
 	free(set->held);
 	free(set->pending);
 	flenc_free(set->enc);

@@ -11,12 +11,24 @@
 #include "fsclient.h"
 #include "mon.h"
 
-static void set_path(struct pr_str_relpath *d, const char *path)
+/* 0, or ENAMETOOLONG for a path no request can carry (as the kernel would
+ * answer it: a name over 255 bytes, a path over 4095). */
+static int set_path(struct pr_str_relpath *d, const char *path)
 {
+	size_t len = strlen(path), run = 0;
+
+	if (len >= PR_RELPATH_MAX)
+		return ENAMETOOLONG;
+	for (size_t i = 0; i < len; i++) {
+		run = path[i] == '/' ? 0 : run + 1;
+		if (run > 255)
+			return ENAMETOOLONG;
+	}
 	if (pr_str_set_relpath(d, path) < 0 || !pr_relpath_ok(d->s, d->len)) {
 		mon_log(PR_LOG_ERR, "internal error: bad module path requested");
 		mon_exit(14);
 	}
+	return 0;
 }
 
 /*
@@ -33,7 +45,8 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 	int err;
 
 	pr_msg_init(&m, PR_W_LIST);
-	set_path(&m.u.path.path, path);
+	if ((err = set_path(&m.u.path.path, path)) != 0)
+		return err;
 	mon_send(&m, -1);
 	/* Bounded by the directory's size: each message carries >= 1 entry. */
 	for (;;) {
@@ -85,10 +98,12 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_t linkcap)
 {
 	struct pr_msg m;
+	int err;
 
 	pr_msg_init(&m, PR_W_STAT);
 	m.u.stat.flags = follow ? PR_STAT_FOLLOW : 0;
-	set_path(&m.u.stat.path, path);
+	if ((err = set_path(&m.u.stat.path, path)) != 0)
+		return err;
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_STAT, NULL);
 	if (m.u.mstat.err)
@@ -109,9 +124,11 @@ int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 {
 	struct pr_msg m;
+	int err;
 
 	pr_msg_init(&m, PR_W_OPEN);
-	set_path(&m.u.path.path, path);
+	if ((err = set_path(&m.u.path.path, path)) != 0)
+		return err;
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_OPEN, fd);
 	if (m.u.open.err)
@@ -134,9 +151,11 @@ void fsc_close(int fd, uint32_t handle)
 int fsc_readlink(const char *path, char *buf, size_t cap)
 {
 	struct pr_msg m;
+	int err;
 
 	pr_msg_init(&m, PR_W_READLINK);
-	set_path(&m.u.path.path, path);
+	if ((err = set_path(&m.u.path.path, path)) != 0)
+		return err;
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_READLINK, NULL);
 	if (m.u.readlink.err)

@@ -249,6 +249,15 @@ static int h_accept(struct pstate *ps, const struct optdef *d, const char *val, 
 	return 0;
 }
 
+/* A daemon never lets a client relax its link confinement (rsync 3.5.0
+ * refuses --insecure-links whatever "refuse options" says); the negation
+ * is harmless and accepted. */
+static int h_insecure_links(struct pstate *ps, const struct optdef *d, const char *val, int neg)
+{
+	(void)val;
+	return neg ? 0 : refuse_msg(ps, d);
+}
+
 /* Called before any value is read, so "--log-file" alone is refused too. */
 static int h_refuse(struct pstate *ps, const struct optdef *d, const char *val, int neg)
 {
@@ -566,6 +575,7 @@ static const struct optdef opts[] = {
 	SET("copy-unsafe-links", 0, F_NEG, copy_unsafe_links),
 	SET("safe-links", 0, F_NEG, safe_links),
 	ACC("munge-links", 0, F_NEG),          /* the receiver munges */
+	FN("insecure-links", 0, F_NEG, h_insecure_links),
 	ACC("keep-dirlinks", 'K', F_NEG),
 	CNT("hard-links", 'H', hard_links),
 

@@ -307,9 +307,8 @@ void setup_session(struct sess *s)
 
 	if (s->opt.files_from_path[0])
 		refuse(s, flags, "rsync: --files-from with a file on the server is not supported by this prsyncd yet");
-	if (s->opt.copy_links || s->opt.copy_dirlinks || s->opt.copy_unsafe_links)
-		refuse(s, flags, "rsync: --copy-links (-L), --copy-dirlinks (-k) and --copy-unsafe-links "
-		       "are not supported by this prsyncd yet");
+	s->links = (struct links_opts){ s->opt.copy_links, s->opt.copy_dirlinks, s->opt.copy_unsafe_links,
+					(s->hs.module_flags & PR_MOD_MUNGE) != 0 };
 	if (s->opt.crtimes)
 		refuse(s, flags, "rsync: --crtimes (-N) is not supported by this server");
 	if (!s->opt.files_from_socket) {

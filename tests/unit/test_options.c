@@ -620,6 +620,15 @@ static void test_errors(void)
 	      "rsync: The server is configured to refuse --log-file-format");
 	FAILS(P(32, "--server", "--sender", "--log-file", ".", "m/"),
 	      "rsync: The server is configured to refuse --log-file");
+	/* rsync 3.5.0 refuses a client's --insecure-links (-M--insecure-links,
+	 * captured), and takes its negation */
+	FAILS(P(32, "--server", "--sender", "--insecure-links", ".", "m/"),
+	      "rsync: The server is configured to refuse --insecure-links");
+	CHECK(P(32, "--server", "--sender", "--no-insecure-links", "-L", ".", "m/") == 0 && o.copy_links == 1);
+	options_free(&o);
+	CHECK(P(32, "--server", "--sender", "-k", "--copy-unsafe-links", "--safe-links", "--munge-links", ".", "m/") == 0 &&
+	      o.copy_dirlinks == 1 && o.copy_unsafe_links == 1 && o.safe_links == 1);
+	options_free(&o);
 
 	/* ours (no stock equivalent or stock misbehaves) */
 	FAILS(P(32, "--server", "--sender", "-X", ".", "m/"),
