@@ -43,7 +43,4 @@ void filters_recv(struct sess *s);
 void filt_enter_dir(struct sess *s, const char *dir, int depth);
 int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, enum filt_level level);
 
-/* Read a --files-from=- name list from the client. */
-void files_from_recv(struct sess *s);
-
 #endif

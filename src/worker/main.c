@@ -14,6 +14,7 @@
 
 #include "conn.h"
 #include "daemon.h"
+#include "filesfrom.h"
 #include "filters.h"
 #include "sess.h"
 #include "fds.h"

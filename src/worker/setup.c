@@ -14,6 +14,7 @@
 
 #include "compress_sess.h"
 #include "mon.h"
+#include "filesfrom.h"
 #include "sess.h"
 
 #define ARGS_MAX 16000
@@ -305,13 +306,13 @@ void setup_session(struct sess *s)
 	if (s->opt.remove_source_files)
 		refuse(s, flags, "ERROR: --remove-source-files cannot be used with a read-only module");
 
-	if (s->opt.files_from_path[0])
-		refuse(s, flags, "rsync: --files-from with a file on the server is not supported by this prsyncd yet");
+	if (files_from_open(s, err, sizeof(err)) < 0)
+		refuse(s, flags, err);
 	s->links = (struct links_opts){ s->opt.copy_links, s->opt.copy_dirlinks, s->opt.copy_unsafe_links,
 					(s->hs.module_flags & PR_MOD_MUNGE) != 0 };
 	if (s->opt.crtimes)
 		refuse(s, flags, "rsync: --crtimes (-N) is not supported by this server");
-	if (!s->opt.files_from_socket) {
+	if (!s->opt.files_from_socket && !s->opt.files_from_path[0]) {
 		for (size_t i = 0; i < s->opt.npaths; i++)
 			sess_add_path(s, s->opt.paths[i], NULL);
 	}
