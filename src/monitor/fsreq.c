@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fsreq.h"
@@ -377,6 +378,84 @@ int fs_readlink(struct fsreq *f, const struct pr_msg *m)
 	}
 	account(f, "READLINK", path);
 	return send_msg(f, &out, -1);
+}
+
+/* Append n bytes to the XATTR pieces, sending each full one. */
+static int xattr_put(struct fsreq *f, struct pr_msg *out, const void *p, size_t n)
+{
+	while (n > 0) {
+		size_t k = PR_XATTR_DATA - out->u.xattr.used;
+
+		if (k > n)
+			k = n;
+		memcpy(out->u.xattr.data + out->u.xattr.used, p, k);
+		out->u.xattr.used += (uint32_t)k;
+		p = (const char *)p + k;
+		n -= k;
+		if (out->u.xattr.used == PR_XATTR_DATA) {
+			if (send_msg(f, out, -1) < 0)
+				return -1;
+			pr_msg_init(out, PR_M_XATTR);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The raw extended attributes of a regular file or directory, read from
+ * the descriptor resolve() opened (never by path), the module's xattr
+ * rules applied to each name; the worker parses them (msg.h, XATTR).
+ */
+int fs_xattr(struct fsreq *f, const struct pr_msg *m)
+{
+	struct res_how how = { .oflags = RES_READABLE, .serves = MF_BOTH,
+			       .follow = (m->u.stat.flags & PR_STAT_FOLLOW) != 0 };
+	static char names[PR_XATTR_VALUE_MAX];
+	static unsigned char val[PR_XATTR_VALUE_MAX];
+	struct pr_msg out, end;
+	struct res r;
+	ssize_t n = 0;
+	int err = resolve(f, m->u.stat.path.s, &how, &r);
+
+	pr_msg_init(&out, PR_M_XATTR);
+	pr_msg_init(&end, PR_M_XATTR_END);
+	if (err == 0 && (S_ISREG(r.st.st_mode) || S_ISDIR(r.st.st_mode)) &&
+	    (n = flistxattr(r.fd, names, sizeof(names))) < 0)
+		err = errno == ENOTSUP ? 0 : errno;
+	for (char *p = names; err == 0 && p < names + n; p += strlen(p) + 1) {
+		uint16_t nl = (uint16_t)strnlen(p, 256);
+		uint32_t vl;
+		ssize_t v;
+
+		if (nl == 0 || nl > 255 || modfilter_hides_xattr(&f->hide, p))
+			continue;
+		if ((v = fgetxattr(r.fd, p, val, sizeof(val))) < 0) {
+			err = errno == ENODATA ? 0 : errno; /* ENODATA: gone since the listing */
+			continue;
+		}
+		vl = (uint32_t)v;
+		if (end.u.xattr_end.count == PR_XATTR_COUNT_MAX ||
+		    PR_XATTR_TOTAL_MAX - end.u.xattr_end.total < 6u + nl + vl) {
+			err = E2BIG;
+			break;
+		}
+		if (xattr_put(f, &out, &nl, 2) < 0 || xattr_put(f, &out, &vl, 4) < 0 ||
+		    xattr_put(f, &out, p, nl) < 0 || xattr_put(f, &out, val, vl) < 0) {
+			close(r.fd);
+			return -1;
+		}
+		end.u.xattr_end.count++;
+		end.u.xattr_end.total += 6u + nl + vl;
+	}
+	if (r.fd >= 0)
+		close(r.fd);
+	account(f, "XATTR", m->u.stat.path.s);
+	if (err == 0 && out.u.xattr.used > 0 && send_msg(f, &out, -1) < 0)
+		return -1;
+	if (err != 0)
+		end.u.xattr_end.count = end.u.xattr_end.total = 0;
+	end.u.xattr_end.err = err;
+	return send_msg(f, &end, -1);
 }
 
 int fs_idname(struct fsreq *f, const struct pr_msg *m)

@@ -57,5 +57,6 @@ int fs_open(struct fsreq *f, const struct pr_msg *m);
 int fs_close(struct fsreq *f, const struct pr_msg *m);
 int fs_readlink(struct fsreq *f, const struct pr_msg *m);
 int fs_idname(struct fsreq *f, const struct pr_msg *m);
+int fs_xattr(struct fsreq *f, const struct pr_msg *m);
 
 #endif

@@ -308,18 +308,22 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
  * wanted, and only if the name still leads to the same object. */
 static int open_found(const struct res_how *how, struct found *o, struct res *r)
 {
+	int oflags = how->oflags;
 	struct stat st;
 	int fd;
 
 	if (how->need && (o->st.st_mode & S_IFMT) != how->need)
 		return how->need == S_IFDIR ? ENOTDIR : S_ISLNK(o->st.st_mode) ? ELOOP : EINVAL;
-	if (how->oflags == O_PATH) {
+	if (oflags == RES_READABLE)
+		oflags = S_ISREG(o->st.st_mode) ? O_RDONLY | O_NONBLOCK | O_NOCTTY :
+			 S_ISDIR(o->st.st_mode) ? O_RDONLY | O_DIRECTORY : O_PATH;
+	if (oflags == O_PATH) {
 		r->fd = o->pfd;
 		r->st = o->st;
 		o->pfd = -1;
 		return 0;
 	}
-	if ((fd = openat2_one(o->dir, o->name, how->oflags)) < 0)
+	if ((fd = openat2_one(o->dir, o->name, oflags)) < 0)
 		return errno;
 	if (fstat(fd, &st) < 0 || st.st_dev != o->st.st_dev || st.st_ino != o->st.st_ino) {
 		close(fd);

@@ -17,10 +17,14 @@
 #define RES_WORK_MAX (256u * 4096u) /* filter work per request and rule, in path bytes */
 #define RES_LOG_ABOVE 10     /* links above the root logged per session */
 
+#define RES_READABLE (-1)
+
 /* What a request wants resolved. */
 struct res_how {
 	int oflags;        /* for the object: O_PATH, or O_RDONLY with O_DIRECTORY or
-			    * O_NONBLOCK | O_NOCTTY; O_NOFOLLOW and O_CLOEXEC are implied */
+			    * O_NONBLOCK | O_NOCTTY, or RES_READABLE: by its type, those
+			    * for a directory or regular file, O_PATH for the rest;
+			    * O_NOFOLLOW and O_CLOEXEC are implied */
 	mode_t need;       /* S_IFREG, S_IFDIR, or 0 for any type: another type is refused
 			    * before the object is opened with oflags (ENOTDIR where a
 			    * directory is needed; else ELOOP for a symlink, as O_NOFOLLOW

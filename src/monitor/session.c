@@ -97,6 +97,7 @@ static const struct request requests[] = {
 	{ PR_W_CLOSE,    ST_MODULE,                             NULL, fs_close },
 	{ PR_W_READLINK, ST_MODULE,                             NULL, fs_readlink },
 	{ PR_W_IDNAME,   ST_MODULE,                             NULL, fs_idname },
+	{ PR_W_XATTR,    ST_MODULE,                             NULL, fs_xattr },
 };
 
 static int64_t now_ms(void)

@@ -345,6 +345,23 @@ static enum pr_msg_err v_midname(const struct pr_msg *m, int have_fd)
 	return PR_MSG_OK;
 }
 
+static enum pr_msg_err v_xattr(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	return m->u.xattr.used >= 1 && m->u.xattr.used <= PR_XATTR_DATA ? PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+static enum pr_msg_err v_xattr_end(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_m_xattr_end *b = &m->u.xattr_end;
+
+	(void)have_fd;
+	if (!errno_ok(b->err) || b->count > PR_XATTR_COUNT_MAX || b->total > PR_XATTR_TOTAL_MAX ||
+	    (b->err != 0 && (b->count != 0 || b->total != 0)) || (b->count == 0) != (b->total == 0))
+		return PR_MSG_EBADFIELD;
+	return PR_MSG_OK;
+}
+
 #define ROW(t, d, body, fd, fn) { t, #t, d, body, fd, fn }
 
 static const struct msg_row rows[] = {
@@ -369,6 +386,9 @@ static const struct msg_row rows[] = {
 	ROW(PR_W_CLOSE, PR_DIR_TO_MONITOR, sizeof(struct pr_w_close), 0, v_close),
 	ROW(PR_W_READLINK, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0, v_path),
 	ROW(PR_W_IDNAME, PR_DIR_TO_MONITOR, sizeof(struct pr_w_idname), 0, v_idname),
+	ROW(PR_M_XATTR, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr), 0, v_xattr),
+	ROW(PR_M_XATTR_END, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr_end), 0, v_xattr_end),
+	ROW(PR_W_XATTR, PR_DIR_TO_MONITOR, sizeof(struct pr_w_stat), 0, v_stat),
 };
 
 static const struct msg_row *row_for(uint16_t type)

@@ -85,6 +85,8 @@ enum pr_msg_type {
 	PR_M_OPEN = 8,        /* answer to OPEN; carries the descriptor on success */
 	PR_M_READLINK = 9,    /* answer to READLINK */
 	PR_M_IDNAME = 10,     /* answer to IDNAME */
+	PR_M_XATTR = 15,      /* raw extended attributes of a file, in pieces (XATTR) */
+	PR_M_XATTR_END = 16,  /* end of them, with the errno and the totals */
 	/* worker -> monitor */
 	PR_W_READY = 64,      /* sandbox in place; nothing read from the client yet */
 	PR_W_LOG = 65,        /* one log record for the operator */
@@ -97,7 +99,8 @@ enum pr_msg_type {
 	PR_W_CLOSE = 72,      /* the worker closed a descriptor from OPEN */
 	PR_W_READLINK = 73,   /* read a symlink target too long for a LIST entry */
 	PR_W_IDNAME = 74,     /* the name of a uid or gid */
-	PR_MSG_TYPE_MAX = 75
+	PR_W_XATTR = 79,      /* the extended attributes (and so ACLs) of one path */
+	PR_MSG_TYPE_MAX = 128
 };
 
 /* Who may send a type; a message arriving from the wrong side is invalid. */
@@ -256,6 +259,32 @@ struct pr_m_readlink {
 	struct pr_str_relpath target;
 };
 
+/*
+ * XATTR (a struct pr_w_stat: PR_STAT_FOLLOW follows a final link) is
+ * answered by M_XATTR pieces, then M_XATTR_END.  The pieces, joined, are
+ * `count` records of: uint16 name length (1..255, no NUL), uint32 value
+ * length (<= PR_XATTR_VALUE_MAX), the name, the value; host byte order.
+ * The monitor reads them with flistxattr/fgetxattr from the descriptor of
+ * a regular file or directory it opened (other types have none here),
+ * leaves out names the module's xattr filter rules hide, and stops at the
+ * bounds (E2BIG).  The worker parses them (xattr.c), never the monitor.
+ */
+#define PR_XATTR_VALUE_MAX 65536u       /* the kernel's XATTR_SIZE_MAX */
+#define PR_XATTR_COUNT_MAX 1024u        /* attributes per file */
+#define PR_XATTR_TOTAL_MAX (1u << 20)   /* record bytes per file */
+#define PR_XATTR_DATA (PR_MSG_SIZE - sizeof(struct pr_msg_hdr) - 4u)
+
+struct pr_m_xattr {
+	uint32_t used;            /* 1..PR_XATTR_DATA bytes of data */
+	unsigned char data[PR_XATTR_DATA];
+};
+
+struct pr_m_xattr_end {
+	int32_t err;              /* 0, or why the attributes stop here (no records then) */
+	uint32_t count;           /* records sent */
+	uint32_t total;           /* bytes in the pieces */
+};
+
 enum pr_id_kind { PR_ID_USER = 1, PR_ID_GROUP = 2 };
 
 struct pr_w_idname {
@@ -291,6 +320,8 @@ struct pr_msg {
 		struct pr_m_readlink readlink;
 		struct pr_w_idname idname;
 		struct pr_m_idname midname;
+		struct pr_m_xattr xattr;
+		struct pr_m_xattr_end xattr_end;
 	} u;
 };
 
