@@ -457,3 +457,21 @@ int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, en
 		return 0; /* the module's rules: applied by the monitor */
 	return check_list(&top, name, root, is_dir, 1) < 0;
 }
+
+/* Attribute names: only the client's top-level xattr rules ('x'), first
+ * match wins (per-directory merge files are not consulted for them). */
+int filt_has_xattr_rules(void)
+{
+	for (size_t i = 0; i < top.n; i++)
+		if (top.e[i].ref == REF_RULE && (top.e[i].r.flags & PR_FR_XATTR))
+			return 1;
+	return 0;
+}
+
+int filt_xattr_skip(const char *name)
+{
+	for (size_t i = 0; i < top.n; i++)
+		if (top.e[i].ref == REF_RULE && pr_rule_match_xattr(&top.e[i].r, name))
+			return !(top.e[i].r.flags & PR_FR_INCLUDE);
+	return 0;
+}

@@ -279,9 +279,9 @@ static void push_dir(struct scan *sc, const char *name, uint32_t root, uint64_t 
 }
 
 /*
- * A symlink entry under the link options (links.c): 0 to add it as *st
- * says (the referent's, or the link's with link[] its target), -1 when it
- * is left out, after rsync's message.  name: below the transfer root.
+ * A symlink entry under the link options (links.c): 0 to add it as the
+ * link (link[] its target), 1 as its referent (*st), -1 when it is left
+ * out, after rsync's message.  name: below the transfer root.
  */
 static int apply_links(struct sess *s, const struct flroots *roots, uint32_t root, const char *mpath,
 		       const char *name, struct pr_stat *st, char *link)
@@ -306,8 +306,38 @@ static int apply_links(struct sess *s, const struct flroots *roots, uint32_t roo
 		io_err_general(s);
 		return -1;
 	default:
-		return 0;
+		return v == LINK_FOLLOWED;
 	}
+}
+
+/*
+ * Add an entry, with its ACL and xattrs (-A, -X) read first: stock leaves
+ * out an entry whose lists cannot be read.  followed: a link sent as its
+ * referent.  NULL when left out.
+ */
+static struct fentry *add_full(struct scan *sc, const char *name, uint32_t root, const struct pr_stat *st,
+			       const char *link, int followed)
+{
+	struct sess *s = sc->s;
+	char mpath[PR_RELPATH_MAX];
+	struct xa_ref xr = { 0, 0, 0 };
+	struct fentry *f;
+
+	if ((s->opt.acls || s->opt.xattrs) &&
+	    (join(mpath, sizeof(mpath), sc->roots->v[root], name) < 0 || xa_fetch(s, mpath, st->mode, followed, &xr) < 0))
+		return NULL;
+	f = add_entry(sc->fl, name, root, st, link);
+	if (s->opt.acls || s->opt.xattrs) {
+		if (f->x == NULL) {
+			f->x = arena_zalloc_aligned(sc->fl, sizeof(*f->x));
+			f->x->nlink = st->nlink;
+			f->x->dev = st->dev;
+			f->x->ino = st->ino;
+			f->x->rdev = st->rdev;
+		}
+		f->x->xa = xr;
+	}
+	return f;
 }
 
 /* One entry of a directory listing: filter, classify, add. */
@@ -320,6 +350,7 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 	char base[256];
 	struct pr_stat st = d->st;
 	struct fentry *f;
+	int followed = 0;
 
 	memcpy(base, d->name, d->name_len);
 	base[d->name_len] = '\0';
@@ -364,18 +395,19 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 			return 0;
 		}
 	}
-	if (S_ISLNK(st.mode) && apply_links(s, sc->roots, sc->cur->root, mpath, name, &st, link) < 0)
+	if (S_ISLNK(st.mode) && (followed = apply_links(s, sc->roots, sc->cur->root, mpath, name, &st, link)) < 0)
 		return 0;
 	if (filt_skip(s, name, sc->roots->v[sc->cur->root], S_ISDIR(st.mode), FILT_ALL))
 		return 0;
 	if (S_ISDIR(st.mode) && s->opt.one_file_system && st.dev != sc->cur->dev) {
 		if (s->opt.one_file_system > 1)
 			return 0;
-		f = add_entry(sc->fl, name, sc->cur->root, &st, NULL);
-		f->dir_role = DIR_NO_CONTENT;
+		if ((f = add_full(sc, name, sc->cur->root, &st, NULL, followed)) != NULL)
+			f->dir_role = DIR_NO_CONTENT;
 		return 0;
 	}
-	f = add_entry(sc->fl, name, sc->cur->root, &st, S_ISLNK(st.mode) ? link : NULL);
+	if ((f = add_full(sc, name, sc->cur->root, &st, S_ISLNK(st.mode) ? link : NULL, followed)) == NULL)
+		return 0;
 	if (S_ISDIR(st.mode)) {
 		f->dir_role = s->opt.recursive ? DIR_CONTENT : DIR_NO_CONTENT;
 		f->depth = (uint16_t)(sc->cur->depth + 1);
@@ -428,8 +460,8 @@ static void add_implied(struct sess *s, struct scan *sc, uint32_t root, const ch
 		if (join(mpath, sizeof(mpath), sc->roots->v[root], part) < 0 ||
 		    fsc_stat(mpath, 1, &st, NULL, 0) != 0 || !S_ISDIR(st.mode))
 			continue;
-		f = add_entry(sc->fl, part, root, &st, NULL);
-		f->dir_role = DIR_IMPLIED;
+		if ((f = add_full(sc, part, root, &st, NULL, 0)) != NULL)
+			f->dir_role = DIR_IMPLIED;
 	}
 }
 
@@ -438,9 +470,12 @@ static void add_dot_dir(struct sess *s, struct scan *sc, uint32_t root)
 {
 	struct pr_stat st;
 
+	struct fentry *f;
+
 	sc->dot_sent = 1;
-	if (fsc_stat(sc->roots->v[root], 1, &st, NULL, 0) == 0 && S_ISDIR(st.mode))
-		add_entry(sc->fl, ".", root, &st, NULL)->dir_role = DIR_IMPLIED;
+	if (fsc_stat(sc->roots->v[root], 1, &st, NULL, 0) == 0 && S_ISDIR(st.mode) &&
+	    (f = add_full(sc, ".", root, &st, NULL, 0)) != NULL)
+		f->dir_role = DIR_IMPLIED;
 	(void)s;
 }
 
@@ -582,7 +617,7 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	struct pr_stat st;
 	struct fentry *f;
 	uint32_t root;
-	int dotdir, dummy, err, implied = 0;
+	int dotdir, dummy, err, implied = 0, followed = 0;
 
 	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
 		p = arg + mlen;
@@ -649,7 +684,7 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 			io_err_general(s);
 		return;
 	}
-	if (S_ISLNK(st.mode) && apply_links(s, roots, root, mpath, name, &st, link) < 0)
+	if (S_ISLNK(st.mode) && (followed = apply_links(s, roots, root, mpath, name, &st, link)) < 0)
 		return;
 	if (!dotdir && filt_skip(s, name, roots->v[root], S_ISDIR(st.mode), FILT_ALL))
 		return;
@@ -667,8 +702,9 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		io_err_general(s);
 		return;
 	}
-	f = add_entry(sc->fl, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL);
-	if (!S_ISDIR(st.mode))
+	f = add_full(sc, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL,
+		     followed || (dotdir && !S_ISDIR(st.mode)));
+	if (f == NULL || !S_ISDIR(st.mode))
 		return;
 	if (s->opt.recursive || dotdir) {
 		f->dir_role = DIR_CONTENT_TOP;
@@ -889,6 +925,7 @@ void fl_build_dirs(struct sess *s, struct flist *fl, struct flroots *roots,
 
 void fl_list_free(struct flist *fl)
 {
+	free(fl->dir_mpath);
 	arena_free(fl);
 	free(fl->e);
 	memset(fl, 0, sizeof(*fl));

@@ -11,6 +11,7 @@
 #include "csum.h"
 #include "msg.h"
 #include "sess.h"
+#include "xattr.h"
 
 /* XMIT_* flag bits (spec part 2, 4.1). */
 #define XMIT_TOP_DIR 0x0001
@@ -51,6 +52,7 @@ struct fext {
 	unsigned char *sum;    /* -c sum */
 	uint64_t dev, ino, rdev;
 	uint32_t nlink;
+	struct xa_ref xa;      /* -A, -X: its lists (xattr.h) */
 };
 
 struct fentry {
@@ -86,6 +88,10 @@ struct flist {
 	int keep_ino;          /* protocol 27 -H: every regular file carries dev/ino */
 	int32_t ndx_start;     /* file index of e[0] */
 	const struct flroots *roots;
+	/* a sub-list's directory (incremental recursion), which the index
+	 * ndx_start - 1 names: its module path and ACL/xattr lists */
+	char *dir_mpath;
+	struct xa_ref dir_xa;
 };
 
 /* A directory whose sub-list is still to be sent (incremental recursion). */
@@ -96,6 +102,7 @@ struct pdir {
 	uint16_t depth;
 	uint64_t dev;
 	int32_t dir_ndx;
+	struct xa_ref xa;      /* the directory's ACL/xattr lists */
 };
 
 struct flenc; /* encoder state shared by all lists (prev values, hard links, names) */

@@ -166,6 +166,58 @@ int fsc_readlink(const char *path, char *buf, size_t cap)
 	return 0;
 }
 
+int fsc_xattrs(const char *path, int follow, unsigned char **out, size_t *len, uint32_t *count)
+{
+	struct pr_msg m;
+	unsigned char *buf = NULL;
+	size_t used = 0;
+	int err;
+
+	*out = NULL;
+	*len = 0;
+	*count = 0;
+	pr_msg_init(&m, PR_W_XATTR);
+	m.u.stat.flags = follow ? PR_STAT_FOLLOW : 0;
+	if ((err = set_path(&m.u.stat.path, path)) != 0)
+		return err;
+	mon_send(&m, -1);
+	/* Bounded: the monitor stops at PR_XATTR_TOTAL_MAX, and so do we. */
+	for (;;) {
+		const char *why;
+		int fd;
+
+		if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK) {
+			mon_log(PR_LOG_ERR, "bad xattr answer from the monitor: %s", why ? why : "channel closed");
+			mon_exit(14);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (m.h.type == PR_M_XATTR_END)
+			break;
+		if (m.h.type != PR_M_XATTR || PR_XATTR_TOTAL_MAX - used < m.u.xattr.used) {
+			mon_log(PR_LOG_ERR, "bad xattr answer from the monitor");
+			mon_exit(14);
+		}
+		if (buf == NULL && (buf = malloc(PR_XATTR_TOTAL_MAX)) == NULL)
+			mon_exit(22);
+		memcpy(buf + used, m.u.xattr.data, m.u.xattr.used);
+		used += m.u.xattr.used;
+	}
+	if (m.u.xattr_end.err != 0 || m.u.xattr_end.total != used) {
+		free(buf);
+		if (m.u.xattr_end.err == 0) {
+			mon_log(PR_LOG_ERR, "bad xattr answer from the monitor: %zu bytes for %u", used,
+				m.u.xattr_end.total);
+			mon_exit(14);
+		}
+		return m.u.xattr_end.err;
+	}
+	*out = buf;
+	*len = used;
+	*count = m.u.xattr_end.count;
+	return 0;
+}
+
 /* A small cache: a tree has few distinct owners, and each costs a round trip. */
 #define ID_CACHE 256
 static struct { int kind; uint32_t id; char *name; int used; } id_cache[ID_CACHE];

@@ -600,8 +600,8 @@ static const struct optdef opts[] = {
 	ACC("chown", 0, F_ARG),
 	ACC("super", 0, F_NEG),
 	ACC("fake-super", 0, 0),
-	REF("acls", 'A', 0),                   /* not implemented */
-	REF("xattrs", 'X', 0),
+	SET("acls", 'A', F_NEG, acls),
+	CNT("xattrs", 'X', xattrs),
 	REF("copy-devices", 0, 0),             /* a daemon always refuses these */
 	REF("write-devices", 0, 0),
 

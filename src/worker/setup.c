@@ -310,6 +310,12 @@ void setup_session(struct sess *s)
 		refuse(s, flags, err);
 	s->links = (struct links_opts){ s->opt.copy_links, s->opt.copy_dirlinks, s->opt.copy_unsafe_links,
 					(s->hs.module_flags & PR_MOD_MUNGE) != 0 };
+	/* stock's own check, in the same words (its compat.c) */
+	if (s->protocol < 30 && (s->opt.acls || s->opt.xattrs)) {
+		snprintf(err, sizeof(err), "--%s requires protocol 30 or higher (negotiated %d).",
+			 s->opt.acls ? "acls" : "xattrs", s->protocol);
+		refuse(s, flags, err);
+	}
 	if (s->opt.crtimes)
 		refuse(s, flags, "rsync: --crtimes (-N) is not supported by this server");
 	if (!s->opt.files_from_socket && !s->opt.files_from_path[0]) {
