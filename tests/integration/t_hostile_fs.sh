@@ -75,6 +75,22 @@ ln -s pub/ok.txt "$K/prsyncd-test-hold" # swapped mid-walk (fs-swap-mid)
 ln -s private/s.txt "$K/hold.new1"
 ln -s ../pub "$K/w/prsyncd-test-hold"
 ln -s ../private "$K/w/hold.new2"
+# Attributes (XATTR): a marker on everything hidden or outside the
+# module, a plain one on what is visible, one hidden by hid's 'x' rule.
+XA=0
+if command -v setfattr >/dev/null && setfattr -n user.in -v inside "$M/file" 2>/dev/null; then
+	XA=1
+	for f in "$TMP/secret" "$H/top.key" "$H/secret" "$H/secret/s.txt" "$H/pub/hidden.key" "$H/pub/sub/n.key" \
+		"$K/private" "$K/private/s.txt" "$K/private/inner" "$K/private/inner/i.txt" "$K/pub/hidden.key"; do
+		setfattr -n user.mark -v LEAKED "$f"
+	done
+	setfattr -n user.ok -v fine "$H/pub/ok.txt"
+	setfattr -n user.modhidden -v LEAKED "$H/pub/ok.txt"
+	setfattr -n user.ok -v fine "$K/pub/ok.txt"
+	setfattr -n user.ok -v fine "$K/pub"
+else
+	echo "SKIP: XATTR answers with attributes (no setfattr, or no user xattrs under $TMP)"
+fi
 # $TMP stays 0700: the monitor reaches the module through the descriptor it
 # opened as root, so the module root's ancestors need not admit "nobody".
 cat > "$TMP/conf" <<CONF
@@ -98,6 +114,7 @@ handshake timeout = 5
 [hid]
 	path = $H
 	exclude = *.key secret/ hlink dironly/
+	filter = -x user.modhidden
 [lnk]
 	path = $K
 	filter = - /private/
@@ -196,16 +213,17 @@ expect_end() {
 }
 
 # --- malformed requests: the shared validator ends the session -----------
-for op in LIST OPEN STAT READLINK; do
+for op in LIST OPEN STAT READLINK XATTR; do
 	for c in .. a/../b /etc a//b a/ . long nul unterminated; do
 		expect_end "bad $op $c" 'invalid message from worker \(malformed string field\)'
 	done
 done
 expect_end "bad STAT flags" 'invalid message from worker \(field out of range\)'
+expect_end "bad XATTR flags" 'invalid message from worker \(field out of range\)'
 expect_end "bad IDNAME kind3" 'invalid message from worker \(field out of range\)'
 expect_end "bad CLOSE handle0" 'invalid message from worker \(field out of range\)'
 expect_end close-unknown 'worker closed handle 12345, which is not outstanding; ending session'
-for op in LIST STAT OPEN CLOSE READLINK IDNAME; do
+for op in LIST STAT OPEN CLOSE READLINK IDNAME XATTR; do
 	expect_end "fs-before-select $op" "worker sent PR_W_$op in a state where it is not permitted"
 done
 expect_end fs-after-unknown-module 'worker sent PR_W_OPEN in a state where it is not permitted'
@@ -276,6 +294,16 @@ hid "STAT file under dir-only rule"  '^STAT dironly follow=0 err=0 mode=100'
 hid "READLINK hidden link"           '^READLINK hlink err=2 len=0$'
 hid "READLINK below hidden dir"      '^READLINK secret/l err=2 len=0$'
 hid "READLINK visible file: EINVAL"  '^READLINK pub/ok\.txt err=22 len=0$'
+ for p in top.key secret/s.txt secret secret/inner pub/hidden.key pub/sub/n.key hlink nosuch; do
+	hid "XATTR $p"               "^XATTR $p follow=0 err=2 count=0 leak=no names=$"
+	hid "XATTR follow $p"        "^XATTR $p follow=1 err=2 count=0 leak=no names=$"
+done
+if [ "$XA" = 1 ]; then
+	hid "XATTR visible file, the module's x rule applied" '^XATTR pub/ok\.txt follow=0 err=0 count=1 leak=no names=user\.ok$'
+fi
+hid "XATTR file under dir-only rule" '^XATTR dironly follow=0 err=0 '
+grep -q 'leak=yes' <<<"$out" && fail "hidden: an attribute hidden by a rule was read: $(grep 'leak=yes' <<<"$out")" ||
+	pass "hidden: no hidden attribute read"
 hid "IDNAME on a numeric-ids module" '^IDNAME 1 0 found=0 name=$'
 hid "IDNAME gid, numeric-ids module" '^IDNAME 2 0 found=0 name=$'
 hid "script completed"               '^DONE$'
@@ -338,6 +366,22 @@ grep -Eq '^LIST publink .*hidden\.key' <<<"$out" && fail "links: hidden.key list
 lk "LIST an absolute dir link"                 '^LIST rootabsdir err=0 n=[0-9]+ names=.*ok\.txt'
 lk "LIST through an escaping link"             '^LIST esc/x err=2 n=0 names=$'
 lk "LIST through a loop"                       '^LIST loop_a/x err=40 n=0 names=$'
+for p in alias/s.txt alias/inner/i.txt chain_a/s.txt pub/up/s.txt dotdot_priv alias klink slink chain_a pub/up \
+	pub/up/s.txt alias/inner pub/sub/klink2 rootpriv; do
+	lk "XATTR follow $p: hidden"               "^XATTR $p follow=1 err=2 count=0 leak=no names=$"
+done
+lk "XATTR follow a loop: ELOOP"                '^XATTR loop_a follow=1 err=40 count=0 '
+lk "XATTR follow 41 links: ELOOP"              '^XATTR m0 follow=1 err=40 count=0 '
+lk "XATTR follow absolute: beneath the root"   '^XATTR abs follow=1 err=2 count=0 '
+lk "XATTR follow escaping: beneath the root"   '^XATTR esc follow=1 err=2 count=0 '
+if [ "$XA" = 1 ]; then
+	lk "XATTR follow a visible dir link"       '^XATTR publink follow=1 err=0 count=1 leak=no names=user\.ok$'
+	lk "XATTR through a visible dir link"      '^XATTR publink/ok\.txt follow=1 err=0 count=1 leak=no names=user\.ok$'
+	lk "XATTR follow 40 links"                 '^XATTR l0 follow=1 err=0 count=1 leak=no names=user\.ok$'
+	lk "XATTR follow an absolute link, from the module root" '^XATTR rootabs follow=1 err=0 count=1 leak=no names=user\.ok$'
+fi
+grep -q 'leak=yes' <<<"$out" && fail "links: a hidden file's attributes read: $(grep 'leak=yes' <<<"$out")" ||
+	pass "links: no hidden file's attributes read"
 lk "READLINK through a link into a hidden dir" '^READLINK alias/inner/ilink err=2 len=0$'
 lk "READLINK through a chain"                  '^READLINK chain_a/inner/ilink err=2 len=0$'
 lk "READLINK through a visible link"           '^READLINK publink/sub/klink2 err=0 len=13$'
@@ -405,6 +449,16 @@ has "OPEN fifo refused"           '^OPEN fifo err=22 fd=-1'
 has "OPEN in-module link, followed" '^OPEN in_link err=0 fd=yes passwd=no'
 has "STAT FOLLOW in-module link"  '^STAT in_link follow=1 err=0 mode=100644 '
 has "OPEN regular file"           '^OPEN file err=0 fd=yes passwd=no'
+has "XATTR follow a link to /etc"  '^XATTR link_to_etc follow=1 err=2 count=0 leak=no'
+has "XATTR through a link to /etc" '^XATTR link_to_etc/passwd follow=0 err=2 count=0 leak=no'
+has "XATTR follow absolute link"   '^XATTR abs_link follow=1 err=2 count=0 leak=no'
+has "XATTR follow relative escape" '^XATTR up_link follow=1 err=2 count=0 leak=no'
+has "XATTR of a link itself: none" '^XATTR up_link follow=0 err=0 count=0 leak=no'
+if [ "$XA" = 1 ]; then
+	has "XATTR follow in-module link" '^XATTR in_link follow=1 err=0 count=1 leak=no names=user\.in$'
+	has "XATTR regular file"          '^XATTR file follow=0 err=0 count=1 leak=no names=user\.in$'
+fi
+grep -q 'leak=yes' <<<"$out" && fail "an attribute outside the module read" || pass "no attribute outside the module read"
 has "descriptor cap"              '^CAP ok=32 emfile=8$'
 has "IDNAME uid 0"                '^IDNAME 1 0 found=1 name=root$'
 has "IDNAME gid 0"                '^IDNAME 2 0 found=1 name=root$'

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The hostile worker, completed (tests/tools/hostile_worker2.c in place of
-# prsyncd-worker): every one of the eleven worker requests sent malformed
+# prsyncd-worker): every one of the twelve worker requests sent malformed
 # end to end (body length, descriptor, flags, magic, a field, a string);
 # monitor-to-worker types sent by the worker; several descriptors; a
 # descriptor the monitor must drop unread; every request out of state and
 # repeated; volume (10,000 opens against the descriptor quota, 10,000
 # open/close pairs, a LIST flood read and unread, a LOG flood, thousands
 # of selections and IDNAMEs); paths through every file type, a symlink
-# swapped while requests run, and /proc magic links.  Each attack must end
+# swapped while requests run, and /proc magic links (XATTR too: nothing
+# outside the module has its attributes read).  Each attack must end
 # with its log line (or be answered correctly), the monitor must hold no
 # descriptor it handed out, stay bounded in memory, and the listener must
 # keep serving.
@@ -41,6 +42,15 @@ ln "$TMP/hsecret" "$M/hard_secret"
 echo "module file" > "$M/sw"
 ln -s /etc/passwd "$M/sw.link"
 ln -s /etc "$M/swd.link"
+ln -s ../outside "$M/lnk_outside"
+# attributes: one inside; a marker on what lies outside the module
+XA=0
+if command -v setfattr >/dev/null && setfattr -n user.in -v inside "$M/file" 2>/dev/null &&
+	setfattr -n user.mark -v OUTSIDE "$TMP/outside" && setfattr -n user.mark -v OUTSIDE "$TMP/hsecret"; then
+	XA=1
+else
+	echo "SKIP: XATTR answers with attributes (no setfattr, or no user xattrs under $TMP)"
+fi
 cat > "$TMP/conf" <<CONF
 handshake timeout = 5
 [pub]
@@ -126,7 +136,7 @@ expect_end() {
 inval() { echo "invalid message from worker \\($1"; }
 
 # --- every worker request, malformed end to end ----------------------------
-for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME; do
+for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME XATTR; do
 	expect_end "hdr len $t" "$(inval 'wrong body length for type')"
 	expect_end "hdr fd $t" "$(inval 'descriptor missing or unexpected')"
 	expect_end "hdr flagfd $t" "$(inval 'descriptor missing or unexpected')"
@@ -138,10 +148,10 @@ for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME; do
 	*) expect_end "hdr field $t" "$(inval 'field out of range')";;
 	esac
 	case $t in
-	LOG|SELECT|LIST|STAT|OPEN|READLINK) expect_end "hdr str $t" "$(inval 'malformed string field')";;
+	LOG|SELECT|LIST|STAT|OPEN|READLINK|XATTR) expect_end "hdr str $t" "$(inval 'malformed string field')";;
 	esac
 done
-for t in INIT MODLIST MODLIST_END SELECT LIST LIST_END STAT OPEN READLINK IDNAME; do
+for t in INIT MODLIST MODLIST_END SELECT LIST LIST_END STAT OPEN READLINK IDNAME XATTR XATTR_END; do
 	expect_end "dir $t" "$(inval 'message sent in the wrong direction')"
 done
 expect_end "fds 2" "$(inval 'more than one descriptor')"
@@ -154,7 +164,7 @@ grep -q '^UNREAD monitor_gone=yes bytes=6$' "$TMP/out" && pass "a descriptor sen
 for c in READY-twice:READY MODLIST-before-READY:MODLIST LIST-before-READY:LIST MODLIST-twice:MODLIST \
 	SELECT-after-MODLIST:SELECT LIST-after-MODLIST:LIST MODLIST-after-SELECT:MODLIST \
 	READY-after-SELECT:READY SELECT-after-failed-SELECT:SELECT LOG-after-EXIT:LOG EXIT-twice:EXIT \
-	READY-after-EXIT:READY OPEN-after-EXIT:OPEN; do
+	READY-after-EXIT:READY OPEN-after-EXIT:OPEN XATTR-before-SELECT:XATTR XATTR-after-EXIT:XATTR; do
 	expect_end "oos ${c%%:*}" "worker sent PR_W_${c##*:} in a state where it is not permitted; ending session"
 done
 
@@ -245,9 +255,21 @@ has "hard link to a root-only secret: EACCES" '^OPEN hard_secret err=13 fd=no'
 has "LIST of a fifo refused"           '^LIST fifo err=20 n=0$'
 has "LIST of a link out: not there"    '^LIST lnk_proc_root err=2 n=0$'
 has "READLINK of a device: EINVAL"     '^READLINK chr err=22 target=$'
+# XATTR goes through the same resolver: regular files and directories
+# only, links followed only beneath the module, nothing outside read.
+[ "$XA" = 1 ] && has "XATTR of a file: its attribute" '^XATTR file follow=0 err=0 count=1 bytes=[0-9]+ outside=no$'
+has "XATTR of a directory"             '^XATTR dir follow=0 err=0 count=0 '
+for n in fifo chr blk sock lnk_file; do
+	has "XATTR of $n: none read"        "^XATTR $n follow=0 err=0 count=0 bytes=0 "
+done
+[ "$XA" = 1 ] && has "XATTR follow an in-module link" '^XATTR lnk_file follow=1 err=0 count=1 '
+for n in lnk_dev_null lnk_proc_fd lnk_proc_fd_rel lnk_proc_root lnk_outside; do
+	has "XATTR follow $n: beneath the module root" "^XATTR $n follow=1 err=2 count=0 bytes=0 outside=no$"
+done
+has "XATTR of a root-only hard link: EACCES" '^XATTR hard_secret follow=0 err=13 count=0 '
 has "ftype script completed"           '^DONE$'
-grep -q 'outside=yes' <<<"$out" && fail "a descriptor outside the module: $(grep 'outside=yes' <<<"$out")" ||
-	pass "no descriptor outside the module (every file type)"
+grep -q 'outside=yes' <<<"$out" && fail "a descriptor or attribute outside the module: $(grep 'outside=yes' <<<"$out")" ||
+	pass "no descriptor or attribute outside the module (every file type)"
 grep -q ' no answer' <<<"$out" && fail "monitor stopped answering: $(grep ' no answer' <<<"$out" | head -n 1)" ||
 	pass "every file-type request answered"
 
@@ -279,6 +301,16 @@ done
 # environment are root's, so the module uid cannot open them.
 has "procmod OPEN self/mem refused"    '^OPEN self/mem err=13 fd=no'
 has "procmod OPEN self/environ refused" '^OPEN self/environ err=13 fd=no'
+# XATTR follows as STAT does: a magic link's text read as any link's
+# ("/" for self/root, self/cwd and a descriptor on the root: /proc
+# itself, which has no attributes), never the object it stands for.
+for p in self/fd/0 self/fd/3 self/root self/root/etc/passwd self/cwd self/exe 1/root/etc/passwd thread-self/root; do
+	if grep -q "^STAT $p follow=1 err=0 type=dir$" <<<"$out"; then
+		has "procmod XATTR $p: /proc's own (none)" "^XATTR $p follow=1 err=0 count=0 bytes=0 outside=no$"
+	else
+		has "procmod XATTR $p refused"     "^XATTR $p follow=1 err=(40|13|18|2|20) count=0 bytes=0 outside=no$"
+	fi
+done
 has "procmod script completed"         '^DONE$'
 grep -q 'outside=yes' <<<"$out" && fail "procmod: a descriptor outside: $(grep 'outside=yes' <<<"$out")" ||
 	pass "procmod: no magic link followed"
