@@ -312,11 +312,12 @@ static int apply_links(struct sess *s, const struct flroots *roots, uint32_t roo
 
 /*
  * Add an entry, with its ACL and xattrs (-A, -X) read first: stock leaves
- * out an entry whose lists cannot be read.  followed: a link sent as its
- * referent.  NULL when left out.
+ * out an entry whose lists cannot be read.  how: whose lists (xa_fetch's
+ * XA_*; 1, XA_REFERENT, is a link sent as its referent).  NULL when left
+ * out.
  */
 static struct fentry *add_full(struct scan *sc, const char *name, uint32_t root, const struct pr_stat *st,
-			       const char *link, int followed)
+			       const char *link, int how)
 {
 	struct sess *s = sc->s;
 	char mpath[PR_RELPATH_MAX];
@@ -324,7 +325,7 @@ static struct fentry *add_full(struct scan *sc, const char *name, uint32_t root,
 	struct fentry *f;
 
 	if ((s->opt.acls || s->opt.xattrs) &&
-	    (join(mpath, sizeof(mpath), sc->roots->v[root], name) < 0 || xa_fetch(s, mpath, st->mode, followed, &xr) < 0))
+	    (join(mpath, sizeof(mpath), sc->roots->v[root], name) < 0 || xa_fetch(s, mpath, st->mode, how, &xr) < 0))
 		return NULL;
 	f = add_entry(sc->fl, name, root, st, link);
 	if (s->opt.acls || s->opt.xattrs) {
@@ -460,7 +461,7 @@ static void add_implied(struct sess *s, struct scan *sc, uint32_t root, const ch
 		if (join(mpath, sizeof(mpath), sc->roots->v[root], part) < 0 ||
 		    fsc_stat(mpath, 1, &st, NULL, 0) != 0 || !S_ISDIR(st.mode))
 			continue;
-		if ((f = add_full(sc, part, root, &st, NULL, 0)) != NULL)
+		if ((f = add_full(sc, part, root, &st, NULL, XA_THROUGH)) != NULL)
 			f->dir_role = DIR_IMPLIED;
 	}
 }
@@ -474,7 +475,7 @@ static void add_dot_dir(struct sess *s, struct scan *sc, uint32_t root)
 
 	sc->dot_sent = 1;
 	if (fsc_stat(sc->roots->v[root], 1, &st, NULL, 0) == 0 && S_ISDIR(st.mode) &&
-	    (f = add_full(sc, ".", root, &st, NULL, 0)) != NULL)
+	    (f = add_full(sc, ".", root, &st, NULL, XA_THROUGH)) != NULL)
 		f->dir_role = DIR_IMPLIED;
 	(void)s;
 }
@@ -703,7 +704,7 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		return;
 	}
 	f = add_full(sc, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL,
-		     followed || (dotdir && !S_ISDIR(st.mode)));
+		     followed || (dotdir && !S_ISDIR(st.mode)) ? XA_REFERENT : dotdir ? XA_THROUGH : XA_OWN);
 	if (f == NULL || !S_ISDIR(st.mode))
 		return;
 	if (s->opt.recursive || dotdir) {

@@ -371,9 +371,9 @@ static void list_error(struct sess *s, const char *mpath, int err)
 	s->io_error |= IOERR_GENERAL;
 }
 
-int xa_fetch(struct sess *s, const char *mpath, uint32_t mode, int followed, struct xa_ref *ref)
+int xa_fetch(struct sess *s, const char *mpath, uint32_t mode, int how, struct xa_ref *ref)
 {
-	struct collect c = { .s = s, .want_xattrs = s->opt.xattrs && !followed };
+	struct collect c = { .s = s, .want_xattrs = s->opt.xattrs && how != XA_REFERENT };
 	struct set acl = { .acl = NO_ACL };
 	unsigned char *raw = NULL;
 	size_t len = 0;
@@ -384,7 +384,7 @@ int xa_fetch(struct sess *s, const char *mpath, uint32_t mode, int followed, str
 	if (!S_ISREG(mode) && !S_ISDIR(mode))
 		return 0; /* links, devices, specials: none are read here */
 	if (c.want_xattrs || s->opt.acls)
-		err = fsc_xattrs(mpath, followed, &raw, &len, &count);
+		err = fsc_xattrs(mpath, how != XA_OWN, &raw, &len, &count);
 	if (err == EACCES)
 		err = 0; /* unreadable: as one without attributes (docs/architecture.md) */
 	if (err) {
@@ -599,7 +599,9 @@ void xa_send_request(struct sess *s, const struct xa_ref *ref, const char *mpath
 		it->state = ST_DONE;
 		io_write_varint(&s->io, (int32_t)(i + 1 - prior));
 		prior = i + 1;
-		if (read++ == 0 && fsc_xattrs(mpath, 0, &raw, &len, &count) != 0)
+		/* followed: only an entry read through a final link has values
+		 * to ask for (a link's own list is empty here) */
+		if (read++ == 0 && fsc_xattrs(mpath, 1, &raw, &len, &count) != 0)
 			len = count = 0;
 		if (raw == NULL || xa_parse(raw, len, count, refind_one, &f) < 0 || !f.found) {
 			io_msg(&s->io, MSG_ERROR_XFER, "failed to re-read xattr %s for %s", it->name, mpath);

@@ -65,12 +65,15 @@ void xa_init(struct sess *s);
 
 /*
  * A new entry's ACL and attributes, read from the monitor at module path
- * mpath and interned.  followed: the entry is a symlink sent as its
- * referent (-L, -k, --copy-unsafe-links): its ACL is the referent's, its
- * attributes the link's own (none can be read here).  -1 after rsync's
+ * mpath and interned.  how: XA_OWN, mpath's own (a final link not
+ * followed); XA_REFERENT, a symlink sent as its referent (-L, -k,
+ * --copy-unsafe-links): its ACL is the referent's, its attributes the
+ * link's own (none can be read here); XA_THROUGH, a "link/" argument,
+ * which stock reads as "link/.": both the referent's.  -1 after rsync's
  * message (the entry is then left out, as stock leaves it out).
  */
-int xa_fetch(struct sess *s, const char *mpath, uint32_t mode, int followed, struct xa_ref *ref);
+enum { XA_OWN = 0, XA_REFERENT = 1, XA_THROUGH = 2 };
+int xa_fetch(struct sess *s, const char *mpath, uint32_t mode, int how, struct xa_ref *ref);
 
 /* After an entry: its ACLs (-A; not for symlinks) and attributes (-X). */
 void xa_send(struct sess *s, struct flenc *enc, uint32_t mode, const struct xa_ref *ref);

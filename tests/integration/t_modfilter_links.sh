@@ -23,7 +23,17 @@ ln -s private "$T/palias"
 ln -s palias "$T/pchain"
 ln -s ../private "$T/pub/up"
 ln -s pub/sub/x.key "$T/klink"
+ln -s pub/sub "$T/sublink"
 ln -s private/s.txt "$T/slink"
+# attributes marked on what the filters hide, a plain one on what they do not
+XA=0
+if command -v setfattr >/dev/null && setfattr -n user.mark -v LEAKED "$T/private/s.txt" 2>/dev/null; then
+	XA=1
+	for f in private private/inner private/inner/i pub/sub/x.key; do setfattr -n user.mark -v LEAKED "$T/$f"; done
+	setfattr -n user.ok -v fine "$T/pub/file"
+	setfattr -n user.ok -v fine "$T/pub"
+	setfattr -n user.ok -v fine "$T/pub/sub"
+fi
 find "$T" -exec touch -h -d @1500000000 {} +
 
 CONF=$TMP/l.conf
@@ -103,6 +113,31 @@ followed_pull f1 -aL
 followed_pull f2 -ak
 followed_pull f3 "-a --copy-unsafe-links"
 followed_pull f4 "-aL --protocol=30"
+# -A/-X through followed links: visible targets' attributes as rsyncd
+# sends them, hidden ones' never (read by the monitor after the filters)
+if [ "$XA" = 1 ]; then
+	TC=--xattrs pull_both x1 "-aLX -i" mod/alias/sub/
+	TC=--xattrs pull_both x1b "-aAX -i" mod/alias/
+	TC=--xattrs pull_both x2 "-akAX -i" mod/sublink/
+	TC=--xattrs pull_both x2b "-aAX -i" mod/sublink/
+	TC=--xattrs PB_INC=1 pull_both x2c "-aAX -i" mod/sublink/
+	TC=--xattrs pull_both x3 "-aLAX -i" mod/flink
+	for o in "-aLX" "-akAX" "-a --copy-unsafe-links -X" "-aLXX --protocol=30"; do
+		d=$TMP/xa_$(tr -c 'a-zA-Z0-9' _ <<<"$o")
+		mkdir -p "$d"
+		# shellcheck disable=SC2086
+		rsync_client $o "rsync://127.0.0.1:$P_PORT/mod/" "$d/" > "$d.out" 2>&1
+		if getfattr -R -d -m - "$d" 2>/dev/null | grep -q LEAKED; then
+			fail "xattrs $o mod/: a hidden file's attribute reached the client"
+		elif ! getfattr -n user.ok "$d/alias/file" >/dev/null 2>&1 && [ "$o" != "-a --copy-unsafe-links -X" ]; then
+			fail "xattrs $o mod/: alias/file came without its attribute"
+		else
+			pass "xattrs $o mod/: no hidden attribute sent"
+		fi
+	done
+else
+	echo "SKIP: -X through links (no setfattr, or no user xattrs under $TMP)"
+fi
 grep -Eq 'Sanitizer|runtime error' "$P_LOG.stderr" 2>/dev/null &&
 	fail "sanitizer report: $(grep -E -m 3 'Sanitizer|runtime error' "$P_LOG.stderr")" || pass "no sanitizer report"
 stop_both
