@@ -187,15 +187,20 @@ int fsc_xattrs(const char *path, int follow, unsigned char **out, size_t *len, u
 		int fd;
 
 		if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK) {
-			mon_log(PR_LOG_ERR, "bad xattr answer from the monitor: %s", why ? why : "channel closed");
+			mon_log(PR_LOG_ERR, "invalid answer from the monitor: %s", why ? why : "channel closed");
 			mon_exit(14);
 		}
 		if (fd >= 0)
 			close(fd);
 		if (m.h.type == PR_M_XATTR_END)
 			break;
-		if (m.h.type != PR_M_XATTR || PR_XATTR_TOTAL_MAX - used < m.u.xattr.used) {
-			mon_log(PR_LOG_ERR, "bad xattr answer from the monitor");
+		if (m.h.type != PR_M_XATTR) {
+			mon_log(PR_LOG_ERR, "unexpected answer %s from the monitor", pr_msg_type_name(m.h.type));
+			mon_exit(14);
+		}
+		if (PR_XATTR_TOTAL_MAX - used < m.u.xattr.used) {
+			free(buf);
+			mon_log(PR_LOG_ERR, "bad xattr answer from the monitor: more than %u bytes", PR_XATTR_TOTAL_MAX);
 			mon_exit(14);
 		}
 		if (buf == NULL && (buf = malloc(PR_XATTR_TOTAL_MAX)) == NULL)
