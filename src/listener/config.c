@@ -176,6 +176,9 @@ static const struct param params[] = {
 	{ "transfer logging", S_MODULE, .kind = K_BOOL, .off = M(transfer_logging) },
 	{ "log format", S_MODULE, .kind = K_STR, .off = M(log_format),
 	  .check = check_log_format },
+	/* Symlinks sent (the worker, links.c; the monitor for a munging module). */
+	{ "munge symlinks", S_MODULE, .kind = K_BOOL, .off = M(munge_symlinks) },
+	{ "insecure links", S_MODULE, .kind = K_BOOL, .off = M(insecure_links) },
 	{ "dont compress", S_MODULE, .kind = K_STR, .off = M(dont_compress),
 	  .check = check_dont_compress },
 	/* What the sender sends: the worker (refuse.c, chmod.c, charset.c),
@@ -200,10 +203,6 @@ static const struct param params[] = {
 	{ "timeout", S_MODULE, .kind = K_IGNORED,
 	  .why = "a silent client is never cut after the handshake; only the client's --timeout "
 		 "applies (issue 10, being implemented)" },
-	{ "munge symlinks", S_MODULE, .kind = K_IGNORED,
-	  .why = "symlinks are sent as they are (issue 13, being implemented)" },
-	{ "insecure links", S_MODULE, .kind = K_IGNORED,
-	  .why = "symlinks are sent as they are (issue 13, being implemented)" },
 	/* Module, meaningless for a daemon that only sends: they concern
 	 * uploads (which are refused), or what the daemon runs as (prsyncd's
 	 * processes have their own fixed identities, docs/configuration.md). */
@@ -702,6 +701,7 @@ int cfg_defaults(struct cfg *c, struct cfg_module *d)
 	d->use_chroot = 1; /* recorded only: workers are always confined */
 	d->numeric_ids = -1;
 	d->max_verbosity = 1;
+	d->munge_symlinks = -1;
 	c->worker_user = strdup("nobody");
 	c->worker_chroot = strdup("/run/prsyncd/empty");
 	c->syslog_facility = strdup("daemon");

@@ -6,11 +6,13 @@
  * no "." / ".." / empty components.  That is not what keeps them inside the
  * module: every path is resolved by resolve() (resolve.c) beneath the root
  * descriptor, by the kernel when no symlink is in the way, else by a walk
- * from held descriptors that reads each link itself and refuses absolute
- * targets and ".." above the root, whenever they were put there.  The last
- * component is not followed, except for STAT with PR_STAT_FOLLOW.  Directory
- * entries are read with fstatat/readlinkat on a single name relative to the
- * open directory, which cannot leave it either.
+ * from held descriptors that reads each link itself and keeps it beneath
+ * the root, as rsyncd's chroot does, whenever it was put there.  LIST and
+ * OPEN follow a link in the last component too (opendir and open do, in
+ * rsyncd's chroot: -L, -k and "dir/" arguments need it), STAT only with
+ * PR_STAT_FOLLOW, READLINK never.  Directory entries are read with
+ * fstatat/readlinkat on a single name relative to the open directory,
+ * which cannot leave it either.
  *
  * The module's filters are enforced on the paths resolve() really walks and
  * on the names requests give: a hidden path, anything below a hidden
@@ -30,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fsreq.h"
@@ -207,6 +210,26 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	return f->root < 0 ? -1 : 0;
 }
 
+int fs_module_flags(struct fsreq *f, const struct cfg_module *mod, uint32_t *flags)
+{
+	static const struct res_how how = { .oflags = O_PATH, .serves = MF_BOTH, .follow = 1 };
+	int munge = mod->munge_symlinks >= 0 ? mod->munge_symlinks : !mod->use_chroot;
+	struct res r;
+
+	*flags = munge ? PR_MOD_MUNGE : 0;
+	for (size_t i = 0; i < f->hide.n; i++)
+		if (f->hide.r[i].flags & PR_FR_XATTR)
+			*flags |= PR_MOD_XATTR_RULES;
+	if (!munge || resolve(f, "rsyncd-munged", &how, &r) != 0)
+		return 0;
+	close(r.fd);
+	if (!S_ISDIR(r.st.st_mode))
+		return 0;
+	log_msg(PR_LOG_ERR, "module %s: symlink munging is unsafe when a /rsyncd-munged directory exists",
+		f->module);
+	return -1;
+}
+
 static struct pr_stat to_pr_stat(const struct stat *st)
 {
 	return (struct pr_stat){
@@ -307,7 +330,7 @@ static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, 
 int fs_list(struct fsreq *f, const struct pr_msg *m)
 {
 	const struct res_how how = { .oflags = O_RDONLY | O_DIRECTORY | (f->noatime ? O_NOATIME : 0),
-				     .need = S_IFDIR, .serves = MF_DIR };
+				     .need = S_IFDIR, .serves = MF_DIR, .follow = 1 };
 	_Alignas(struct dirent64) char buf[32768];
 	struct pr_msg out;
 	struct res r;
@@ -346,7 +369,7 @@ int fs_list(struct fsreq *f, const struct pr_msg *m)
 int fs_stat(struct fsreq *f, const struct pr_msg *m)
 {
 	struct res_how how = { .oflags = O_PATH, .serves = MF_BOTH,
-			       .follow = (m->u.stat.flags & PR_STAT_FOLLOW) != 0 };
+			       .follow = (m->u.stat.flags & PR_STAT_FOLLOW) ? 2 : 0 };
 	char target[PR_RELPATH_MAX];
 	struct pr_msg out;
 	struct res r;
@@ -370,7 +393,7 @@ int fs_stat(struct fsreq *f, const struct pr_msg *m)
 int fs_open(struct fsreq *f, const struct pr_msg *m)
 {
 	const struct res_how how = { .oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (f->noatime ? O_NOATIME : 0),
-				     .need = S_IFREG, .serves = MF_OTHER };
+				     .need = S_IFREG, .serves = MF_OTHER, .follow = 1 };
 	struct pr_msg out;
 	struct res r = { .fd = -1 };
 	size_t slot = 0;
@@ -428,6 +451,84 @@ int fs_readlink(struct fsreq *f, const struct pr_msg *m)
 	}
 	account(f, "READLINK", path);
 	return send_msg(f, &out, -1);
+}
+
+/* Append n bytes to the XATTR pieces, sending each full one. */
+static int xattr_put(struct fsreq *f, struct pr_msg *out, const void *p, size_t n)
+{
+	while (n > 0) {
+		size_t k = PR_XATTR_DATA - out->u.xattr.used;
+
+		if (k > n)
+			k = n;
+		memcpy(out->u.xattr.data + out->u.xattr.used, p, k);
+		out->u.xattr.used += (uint32_t)k;
+		p = (const char *)p + k;
+		n -= k;
+		if (out->u.xattr.used == PR_XATTR_DATA) {
+			if (send_msg(f, out, -1) < 0)
+				return -1;
+			pr_msg_init(out, PR_M_XATTR);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The raw extended attributes of a regular file or directory, read from
+ * the descriptor resolve() opened (never by path), the module's xattr
+ * rules applied to each name; the worker parses them (msg.h, XATTR).
+ */
+int fs_xattr(struct fsreq *f, const struct pr_msg *m)
+{
+	struct res_how how = { .oflags = RES_READABLE, .serves = MF_BOTH,
+			       .follow = (m->u.stat.flags & PR_STAT_FOLLOW) != 0 };
+	static char names[PR_XATTR_VALUE_MAX];
+	static unsigned char val[PR_XATTR_VALUE_MAX];
+	struct pr_msg out, end;
+	struct res r;
+	ssize_t n = 0;
+	int err = resolve(f, m->u.stat.path.s, &how, &r);
+
+	pr_msg_init(&out, PR_M_XATTR);
+	pr_msg_init(&end, PR_M_XATTR_END);
+	if (err == 0 && (S_ISREG(r.st.st_mode) || S_ISDIR(r.st.st_mode)) &&
+	    (n = flistxattr(r.fd, names, sizeof(names))) < 0)
+		err = errno == ENOTSUP ? 0 : errno;
+	for (char *p = names; err == 0 && p < names + n; p += strlen(p) + 1) {
+		uint16_t nl = (uint16_t)strnlen(p, 256);
+		uint32_t vl;
+		ssize_t v;
+
+		if (nl == 0 || nl > 255 || modfilter_hides_xattr(&f->hide, p))
+			continue;
+		if ((v = fgetxattr(r.fd, p, val, sizeof(val))) < 0) {
+			err = errno == ENODATA ? 0 : errno; /* ENODATA: gone since the listing */
+			continue;
+		}
+		vl = (uint32_t)v;
+		if (end.u.xattr_end.count == PR_XATTR_COUNT_MAX ||
+		    PR_XATTR_TOTAL_MAX - end.u.xattr_end.total < 6u + nl + vl) {
+			err = E2BIG;
+			break;
+		}
+		if (xattr_put(f, &out, &nl, 2) < 0 || xattr_put(f, &out, &vl, 4) < 0 ||
+		    xattr_put(f, &out, p, nl) < 0 || xattr_put(f, &out, val, vl) < 0) {
+			close(r.fd);
+			return -1;
+		}
+		end.u.xattr_end.count++;
+		end.u.xattr_end.total += 6u + nl + vl;
+	}
+	if (r.fd >= 0)
+		close(r.fd);
+	account(f, "XATTR", m->u.stat.path.s);
+	if (err == 0 && out.u.xattr.used > 0 && send_msg(f, &out, -1) < 0)
+		return -1;
+	if (err != 0)
+		end.u.xattr_end.count = end.u.xattr_end.total = 0;
+	end.u.xattr_end.err = err;
+	return send_msg(f, &end, -1);
 }
 
 int fs_idname(struct fsreq *f, const struct pr_msg *m)

@@ -37,6 +37,7 @@ struct fsreq {
 	struct mf_walk byname;            /* ... judged on a request's own path */
 	struct mf_walk canon;             /* ... and on the path really walked */
 	uint64_t steps;                   /* filter work accounted so far (test builds) */
+	unsigned above_root;              /* links that led above the root (resolve.c) */
 };
 
 /* Identities, looked up before the worker exists: NSS may open files,
@@ -64,6 +65,11 @@ void fs_idmap_load(struct fs_idmap *m, const struct cfg *cfg);
 int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod,
 	       const struct fs_idmap *ids, size_t idx, char *errtext, size_t errlen);
 
+/* After confinement: what the worker must know of the module (PR_MOD_*),
+ * or -1 (logged) if it must not be served: "munge symlinks" on and a
+ * "rsyncd-munged" directory in it, which rsyncd refuses too. */
+int fs_module_flags(struct fsreq *f, const struct cfg_module *mod, uint32_t *flags);
+
 /* One handler per request; -1 ends the session (after logging). */
 int fs_list(struct fsreq *f, const struct pr_msg *m);
 int fs_stat(struct fsreq *f, const struct pr_msg *m);
@@ -71,5 +77,6 @@ int fs_open(struct fsreq *f, const struct pr_msg *m);
 int fs_close(struct fsreq *f, const struct pr_msg *m);
 int fs_readlink(struct fsreq *f, const struct pr_msg *m);
 int fs_idname(struct fsreq *f, const struct pr_msg *m);
+int fs_xattr(struct fsreq *f, const struct pr_msg *m);
 
 #endif

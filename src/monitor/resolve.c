@@ -51,6 +51,19 @@ static int refused(const struct fsreq *f, const char *path, const char *why, int
 	return err;
 }
 
+/* A link led above the module root: resolved beneath it, and the first
+ * few of a session logged (a mirror pulled with -L may have thousands). */
+static void above_root(struct fsreq *f, const char *path)
+{
+	char clean[PR_RELPATH_MAX * 4 + 1];
+
+	if (f->above_root++ >= RES_LOG_ABOVE)
+		return;
+	log_sanitize(clean, sizeof(clean), path);
+	log_msg(PR_LOG_INFO, "path '%s' in module %s: a link leads above the module root, resolved beneath it",
+		clean, f->module);
+}
+
 /* Where the object was found: its O_PATH descriptor and how to open it again. */
 struct found {
 	int pfd;           /* O_PATH | O_NOFOLLOW descriptor */
@@ -82,6 +95,7 @@ struct walk {
 	size_t pos;
 	int cur;               /* the directory reached (f->root or owned), -1: reopen */
 	unsigned steps, links;
+	int fresh;             /* the last component's own link budget began */
 };
 
 static void drop_cur(struct fsreq *f, struct walk *k)
@@ -147,8 +161,13 @@ static int follow_link(struct fsreq *f, const char *path, struct walk *k, int fd
 		return ENOENT; /* as the kernel answers an empty link */
 	if ((size_t)n >= sizeof(target))
 		return ENAMETOOLONG;
-	if (target[0] == '/')
-		return refused(f, path, "escaping", EXDEV);
+	if (target[0] == '/') {
+		/* as in rsyncd's chroot: from the module root */
+		above_root(f, path);
+		drop_cur(f, k);
+		k->cur = f->root;
+		mfw_root(&f->canon);
+	}
 	return splice_target(k, target, (size_t)n);
 }
 
@@ -180,6 +199,7 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 	memcpy(k.rest + k.pos, path, plen);
 	k.cur = f->root;
 	k.steps = k.links = 0;
+	k.fresh = 0;
 	mfw_root(c);
 	for (;;) {
 		size_t s, n;
@@ -219,8 +239,8 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 		}
 		if (n == 2 && k.rest[s] == '.' && k.rest[s + 1] == '.') {
 			if (c->depth == 0) {
-				e = refused(f, path, "escaping", EXDEV);
-				break;
+				above_root(f, path); /* the root's ".." is the root */
+				continue;
 			}
 			mfw_pop(c);
 			drop_cur(f, &k);
@@ -252,6 +272,10 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			break;
 		}
 		if (S_ISLNK(o->st.st_mode) && (!last || trail || how->follow)) {
+			if (last && how->follow > 1 && !k.fresh) {
+				k.links = 0; /* as a stat from the directory's descriptor */
+				k.fresh = 1;
+			}
 			if ((e = follow_link(f, path, &k, fd, o->name)) != 0)
 				break;
 			continue;
@@ -284,18 +308,22 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
  * wanted, and only if the name still leads to the same object. */
 static int open_found(const struct res_how *how, struct found *o, struct res *r)
 {
+	int oflags = how->oflags;
 	struct stat st;
 	int fd;
 
 	if (how->need && (o->st.st_mode & S_IFMT) != how->need)
 		return how->need == S_IFDIR ? ENOTDIR : S_ISLNK(o->st.st_mode) ? ELOOP : EINVAL;
-	if (how->oflags == O_PATH) {
+	if (oflags == RES_READABLE)
+		oflags = S_ISREG(o->st.st_mode) ? O_RDONLY | O_NONBLOCK | O_NOCTTY :
+			 S_ISDIR(o->st.st_mode) ? O_RDONLY | O_DIRECTORY : O_PATH;
+	if (oflags == O_PATH) {
 		r->fd = o->pfd;
 		r->st = o->st;
 		o->pfd = -1;
 		return 0;
 	}
-	if ((fd = openat2_one(o->dir, o->name, how->oflags)) < 0)
+	if ((fd = openat2_one(o->dir, o->name, oflags)) < 0)
 		return errno;
 	if (fstat(fd, &st) < 0 || st.st_dev != o->st.st_dev || st.st_ino != o->st.st_ino) {
 		close(fd);

@@ -15,19 +15,26 @@
 #define RES_LINKS_MAX 40     /* symlinks followed per request, as the kernel allows */
 #define RES_STEPS_MAX 8192   /* names looked up per request */
 #define RES_WORK_MAX (256u * 4096u) /* filter work per request and rule, in path bytes */
+#define RES_LOG_ABOVE 10     /* links above the root logged per session */
+
+#define RES_READABLE (-1)
 
 /* What a request wants resolved. */
 struct res_how {
 	int oflags;        /* for the object: O_PATH, or O_RDONLY with O_DIRECTORY or
-			    * O_NONBLOCK | O_NOCTTY; O_NOFOLLOW and O_CLOEXEC are implied */
+			    * O_NONBLOCK | O_NOCTTY, or RES_READABLE: by its type, those
+			    * for a directory or regular file, O_PATH for the rest;
+			    * O_NOFOLLOW and O_CLOEXEC are implied */
 	mode_t need;       /* S_IFREG, S_IFDIR, or 0 for any type: another type is refused
 			    * before the object is opened with oflags (ENOTDIR where a
 			    * directory is needed; else ELOOP for a symlink, as O_NOFOLLOW
 			    * would say, EINVAL for the rest) */
 	unsigned serves;   /* MF_DIR, MF_OTHER or MF_BOTH: the types the request can
 			    * serve; a name hidden as all of them is refused unopened */
-	int follow;        /* follow a symlink in the last component too (STAT with
-			    * PR_STAT_FOLLOW; later LIST and OPEN for -L, -k) */
+	int follow;        /* follow a symlink in the last component too (LIST, OPEN);
+			    * 2: with RES_LINKS_MAX links of its own, as a stat
+			    * from its directory's descriptor counts them (STAT with
+			    * PR_STAT_FOLLOW: rsync 3.5.0 stats a listed entry so) */
 };
 
 /* What it resolved to. */
@@ -47,10 +54,13 @@ struct res {
  * RESOLVE_NO_MAGICLINKS): if no symlink is in the way, the request's path
  * is the real one.  Otherwise a walk from held directory descriptors, one
  * name at a time (O_PATH | O_NOFOLLOW), reading each link it must follow
- * through the descriptor it holds, splicing relative targets into the
- * rest of the path, refusing absolute targets and ".." above the root
- * (EXDEV, logged), more than RES_LINKS_MAX links, RES_STEPS_MAX names or
- * RES_WORK_MAX of filter work per rule (ELOOP, logged).
+ * through the descriptor it holds and splicing its target into the rest
+ * of the path.  Links resolve as the kernel resolves them in rsyncd's
+ * chroot into the module: an absolute target starts again at the module
+ * root, ".." at the root stays there (both logged, the first
+ * RES_LOG_ABOVE of a session).  More than RES_LINKS_MAX links,
+ * RES_STEPS_MAX names or RES_WORK_MAX of filter work per rule is ELOOP,
+ * logged.
  *
  * Returns 0 with *r filled, or an errno: ENOENT for anything the module's
  * filters hide (the same answer as for an absent name), whatever the

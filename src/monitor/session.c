@@ -130,6 +130,7 @@ static const struct request requests[] = {
 	{ PR_W_IDNAME,   ST_MODULE,                             NULL, fs_idname },
 	{ PR_W_START,    ST_MODULE,                             h_start, NULL },
 	{ PR_W_XFER,     ST_MODULE,                             h_xfer, NULL },
+	{ PR_W_XATTR,    ST_MODULE,                             NULL, fs_xattr },
 };
 
 static int64_t now_ms(void)
@@ -381,6 +382,10 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 	s->module = mod;
 	s->state = ST_MODULE;
 	pr_msg_init(&out, PR_M_SELECT);
+	if (fs_module_flags(&s->fs, mod, &out.u.select.module_flags) < 0) {
+		s->state = ST_LISTED; /* as rsyncd: the module is not served */
+		return select_error(s, "@ERROR: daemon security issue -- contact admin");
+	}
 	if (select_ok(s, mod, &out) < 0)
 		return -1;
 	return send_msg(s, &out, -1);

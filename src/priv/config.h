@@ -41,6 +41,8 @@
 	STR(gid)           /* likewise; NULL = default */                               \
 	INT(use_chroot)    /* accepted, recorded; confinement is always on */           \
 	INT(numeric_ids)   /* -1 = rsyncd's default: yes for chroot modules */          \
+	INT(munge_symlinks) /* -1 = rsyncd's default: yes unless "use chroot" */        \
+	INT(insecure_links) /* accepted, recorded: links never leave the module */      \
 	STR(dont_compress) /* patterns as written; NULL = unset (the default list) */   \
 	STRV(filt, CFG_F_N) /* filter directives (the "from" ones: the file's          \
 			     * contents, read at load), NULL = unset */                 \

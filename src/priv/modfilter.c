@@ -375,6 +375,14 @@ unsigned mfw_walk_path(struct mf_walk *w, const char *path, unsigned want)
 	}
 }
 
+int modfilter_hides_xattr(const struct modfilter *mf, const char *name)
+{
+	for (size_t i = 0; i < mf->n; i++)
+		if (pr_rule_match_xattr(&mf->r[i], name))
+			return !(mf->r[i].flags & PR_FR_INCLUDE);
+	return 0;
+}
+
 int modfilter_hides(const struct modfilter *mf, const char *path, int is_dir)
 {
 	struct mf_walk *w;

@@ -72,6 +72,10 @@ void modfilter_free(struct modfilter *mf);
  * without allocating; see mfw_walk_path.) */
 int modfilter_hides(const struct modfilter *mf, const char *path, int is_dir);
 
+/* Is the extended attribute name hidden by the module's xattr rules
+ * ('x' modifier; first match wins, as rsyncd judges them)? */
+int modfilter_hides_xattr(const struct modfilter *mf, const char *name);
+
 /* A walk over module paths: the path reached so far and, for each rule,
  * its matcher state on it. */
 struct mf_walk {

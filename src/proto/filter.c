@@ -337,6 +337,19 @@ int pr_rule_match(const struct pr_rule *r, const char *name, const char *root, i
 	return !hit;
 }
 
+int pr_rule_match_xattr(const struct pr_rule *r, const char *name)
+{
+	const char *pat = r->pat;
+	int hit = (r->flags & PR_FR_NEGATE) ? 0 : 1;
+
+	if (!(r->flags & PR_FR_XATTR) || pat == NULL || ((r->flags & PR_FR_WILD) && r->prog == NULL))
+		return 0;
+	/* an attribute name is one component: the whole of it is matched */
+	if (r->flags & PR_FR_WILD)
+		return pr_wild_match(r->prog, name, strlen(name), PR_WILD_START) ? hit : !hit;
+	return strcmp(pat + (pat[0] == '/'), name) == 0 ? hit : !hit;
+}
+
 int pr_rules_check(const struct pr_rule *rules, size_t n, const char *name, const char *root,
 		   int is_dir)
 {

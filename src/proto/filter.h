@@ -84,6 +84,10 @@ void pr_rule_free(struct pr_rule *r);
  */
 int pr_rule_match(const struct pr_rule *r, const char *name, const char *root, int is_dir);
 
+/* Does an xattr rule ('x') match the attribute name?  0 for other rules
+ * (they never match attribute names).  Negation is applied. */
+int pr_rule_match_xattr(const struct pr_rule *r, const char *name);
+
 /* Does the rule apply on the sending side at all? */
 int pr_rule_for_sender(const struct pr_rule *r);
 

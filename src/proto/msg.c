@@ -99,7 +99,7 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 		return PR_MSG_EBADSTR;
 	if (!bool_ok(b->read_only) || !bool_ok(b->numeric_ids) || !bool_ok(b->write_only) ||
 	    !bool_ok(b->ignore_errors) || b->max_verbosity > PR_VERBOSITY_MAX || b->chmod_umask > 0777 ||
-	    !charset_ok(b->charset.s))
+	    !charset_ok(b->charset.s) || (b->module_flags & ~PR_MOD_ALL))
 		return PR_MSG_EBADFIELD;
 	switch (b->status) {
 	case PR_SELECT_OK:
@@ -111,7 +111,7 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 		    strchr(b->error.s, '\n') != NULL || b->module.len != 0 || b->read_only != 0 ||
 		    b->numeric_ids != 0 || b->dont_compress.len != 0 || b->write_only != 0 ||
 		    b->ignore_errors != 0 || b->max_verbosity != 0 || b->chmod_umask != 0 || b->refuse.len != 0 ||
-		    b->outgoing_chmod.len != 0 || b->charset.len != 0)
+		    b->outgoing_chmod.len != 0 || b->charset.len != 0 || b->module_flags != 0)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	default:
@@ -432,6 +432,23 @@ static enum pr_msg_err v_xfer(const struct pr_msg *m, int have_fd)
 	return PR_MSG_OK;
 }
 
+static enum pr_msg_err v_xattr(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	return m->u.xattr.used >= 1 && m->u.xattr.used <= PR_XATTR_DATA ? PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+static enum pr_msg_err v_xattr_end(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_m_xattr_end *b = &m->u.xattr_end;
+
+	(void)have_fd;
+	if (!errno_ok(b->err) || b->count > PR_XATTR_COUNT_MAX || b->total > PR_XATTR_TOTAL_MAX ||
+	    (b->err != 0 && (b->count != 0 || b->total != 0)) || (b->count == 0) != (b->total == 0))
+		return PR_MSG_EBADFIELD;
+	return PR_MSG_OK;
+}
+
 #define ROW(t, d, body, fd, fn) { t, #t, d, body, fd, fn }
 
 static const struct msg_row rows[] = {
@@ -462,6 +479,9 @@ static const struct msg_row rows[] = {
 	ROW(PR_W_START, PR_DIR_TO_MONITOR, sizeof(struct pr_w_start), 0, v_start),
 	ROW(PR_M_XFERLOG, PR_DIR_TO_WORKER, sizeof(struct pr_m_xferlog), 0, v_xferlog),
 	ROW(PR_W_XFER, PR_DIR_TO_MONITOR, sizeof(struct pr_w_xfer), 0, v_xfer),
+	ROW(PR_M_XATTR, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr), 0, v_xattr),
+	ROW(PR_M_XATTR_END, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr_end), 0, v_xattr_end),
+	ROW(PR_W_XATTR, PR_DIR_TO_MONITOR, sizeof(struct pr_w_stat), 0, v_stat),
 };
 
 static const struct msg_row *row_for(uint16_t type)

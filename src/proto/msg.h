@@ -87,6 +87,8 @@ enum pr_msg_type {
 	PR_M_IDNAME = 10,     /* answer to IDNAME */
 	PR_M_AUTHREQ = 11,    /* the module needs a login: the challenge to send */
 	PR_M_XFERLOG = 13,    /* answer to START: the transfer records the monitor wants */
+	PR_M_XATTR = 15,      /* raw extended attributes of a file, in pieces (XATTR) */
+	PR_M_XATTR_END = 16,  /* end of them, with the errno and the totals */
 	/* worker -> monitor */
 	PR_W_READY = 64,      /* sandbox in place; nothing read from the client yet */
 	PR_W_LOG = 65,        /* one log record for the operator */
@@ -103,6 +105,7 @@ enum pr_msg_type {
 	PR_W_HELLO = 76,      /* the negotiated protocol and the client's digest list */
 	PR_W_XFER = 77,       /* one file sent (or itemized), for the transfer log */
 	PR_W_START = 78,      /* the client's transfer request, for "rsync on ..." */
+	PR_W_XATTR = 79,      /* the extended attributes (and so ACLs) of one path */
 	PR_MSG_TYPE_MAX = 128
 };
 
@@ -174,9 +177,15 @@ struct pr_m_select {
 	struct pr_str_text refuse;         /* "refuse options", "" = none */
 	struct pr_str_text outgoing_chmod; /* "outgoing chmod", "" = none */
 	struct pr_str_name charset;        /* "charset", "" = none; printable, no blank */
+	uint32_t module_flags;    /* OK only: PR_MOD_* */
 };
 
 #define PR_VERBOSITY_MAX 1000u
+
+/* What the worker must know of a module's configuration (M_SELECT). */
+#define PR_MOD_MUNGE 0x1u         /* "munge symlinks": strip the prefix from targets sent */
+#define PR_MOD_XATTR_RULES 0x2u   /* the module's filters have xattr ('x') rules */
+#define PR_MOD_ALL (PR_MOD_MUNGE | PR_MOD_XATTR_RULES)
 
 enum pr_log_level {
 	PR_LOG_ERR = 1,
@@ -292,6 +301,32 @@ struct pr_m_readlink {
 	struct pr_str_relpath target;
 };
 
+/*
+ * XATTR (a struct pr_w_stat: PR_STAT_FOLLOW follows a final link) is
+ * answered by M_XATTR pieces, then M_XATTR_END.  The pieces, joined, are
+ * `count` records of: uint16 name length (1..255, no NUL), uint32 value
+ * length (<= PR_XATTR_VALUE_MAX), the name, the value; host byte order.
+ * The monitor reads them with flistxattr/fgetxattr from the descriptor of
+ * a regular file or directory it opened (other types have none here),
+ * leaves out names the module's xattr filter rules hide, and stops at the
+ * bounds (E2BIG).  The worker parses them (xattr.c), never the monitor.
+ */
+#define PR_XATTR_VALUE_MAX 65536u       /* the kernel's XATTR_SIZE_MAX */
+#define PR_XATTR_COUNT_MAX 1024u        /* attributes per file */
+#define PR_XATTR_TOTAL_MAX (1u << 20)   /* record bytes per file */
+#define PR_XATTR_DATA (PR_MSG_SIZE - sizeof(struct pr_msg_hdr) - 4u)
+
+struct pr_m_xattr {
+	uint32_t used;            /* 1..PR_XATTR_DATA bytes of data */
+	unsigned char data[PR_XATTR_DATA];
+};
+
+struct pr_m_xattr_end {
+	int32_t err;              /* 0, or why the attributes stop here (no records then) */
+	uint32_t count;           /* records sent */
+	uint32_t total;           /* bytes in the pieces */
+};
+
 enum pr_id_kind { PR_ID_USER = 1, PR_ID_GROUP = 2 };
 
 struct pr_w_idname {
@@ -387,6 +422,8 @@ struct pr_msg {
 		struct pr_w_start start;
 		struct pr_m_xferlog xferlog;
 		struct pr_w_xfer xfer;
+		struct pr_m_xattr xattr;
+		struct pr_m_xattr_end xattr_end;
 	} u;
 };
 

@@ -205,6 +205,7 @@ static void select_module(struct conn *c, const char *name, struct handshake *hs
 	snprintf(hs->module, sizeof(hs->module), "%s", m.u.select.module.s);
 	hs->read_only = (int)m.u.select.read_only;
 	hs->numeric_ids = (int)m.u.select.numeric_ids;
+	hs->module_flags = m.u.select.module_flags;
 	snprintf(hs->dont_compress, sizeof(hs->dont_compress), "%s", m.u.select.dont_compress.s);
 	hs->write_only = (int)m.u.select.write_only;
 	hs->ignore_errors = (int)m.u.select.ignore_errors;

@@ -21,6 +21,7 @@ struct handshake {
 	char refuse[1024];       /* "refuse options", "" = none */
 	char outgoing_chmod[1024];
 	char charset[256];       /* "" = none; its converters are selected (charset.h) */
+	uint32_t module_flags;   /* PR_MOD_* */
 };
 
 /*

@@ -458,38 +458,20 @@ int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, en
 	return check_list(&top, name, root, is_dir, 1) < 0;
 }
 
-/* --files-from=-: NUL-separated names, ending with an empty one.  Each
- * becomes a source argument relative to the first path argument, with the
- * name kept as given (-R). */
-void files_from_recv(struct sess *s)
+/* Attribute names: only the client's top-level xattr rules ('x'), first
+ * match wins (per-directory merge files are not consulted for them). */
+int filt_has_xattr_rules(void)
 {
-	static char name[4096];
-	const char *base = s->opt.npaths ? s->opt.paths[0] : "";
-	size_t len = 0;
+	for (size_t i = 0; i < top.n; i++)
+		if (top.e[i].ref == REF_RULE && (top.e[i].r.flags & PR_FR_XATTR))
+			return 1;
+	return 0;
+}
 
-	if (!s->opt.files_from_socket)
-		return;
-	if (s->protocol == 30)
-		io_set_mux_in(&s->io, 0); /* protocol 30 sends the names raw */
-	for (size_t total = 0;; total++) {
-		char ch;
-
-		if (total > (64u << 20))
-			io_fatal(&s->io, RERR_PROTOCOL, "files-from list too long [sender]");
-		io_read(&s->io, &ch, 1);
-		if (ch == '\n' && !s->opt.from0)
-			ch = '\0';
-		if (ch != '\0') {
-			if (len + 1 >= sizeof(name))
-				io_fatal(&s->io, RERR_PROTOCOL, "files-from name too long [sender]");
-			name[len++] = ch;
-			continue;
-		}
-		if (len == 0)
-			break;
-		name[len] = '\0';
-		sess_add_path(s, base, name);
-		len = 0;
-	}
-	io_set_mux_in(&s->io, 1);
+int filt_xattr_skip(const char *name)
+{
+	for (size_t i = 0; i < top.n; i++)
+		if (top.e[i].ref == REF_RULE && pr_rule_match_xattr(&top.e[i].r, name))
+			return !(top.e[i].r.flags & PR_FR_INCLUDE);
+	return 0;
 }

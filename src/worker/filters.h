@@ -43,7 +43,9 @@ void filters_recv(struct sess *s);
 void filt_enter_dir(struct sess *s, const char *dir, int depth);
 int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, enum filt_level level);
 
-/* Read a --files-from=- name list from the client. */
-void files_from_recv(struct sess *s);
+/* The client's xattr rules ('x'): are there any, and is an attribute name
+ * left out by them? */
+int filt_has_xattr_rules(void);
+int filt_xattr_skip(const char *name);
 
 #endif

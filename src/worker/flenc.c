@@ -15,6 +15,7 @@
 #include "flist_int.h"
 #include "fsclient.h"
 #include "mon.h"
+#include "xattr.h"
 
 struct prev {
 	char name[PR_RELPATH_MAX];
@@ -100,6 +101,11 @@ static const char *inline_name(struct sess *s, struct idset *set, int kind, uint
 	if (!s->inc_recurse || s->numeric_ids || id == 0 || !idset_add(set, id))
 		return NULL;
 	return fsc_idname(kind, id);
+}
+
+const char *flenc_new_id_name(struct sess *s, struct flenc *enc, int kind, uint32_t id)
+{
+	return inline_name(s, kind == PR_ID_USER ? &enc->users : &enc->groups, kind, id);
 }
 
 static int is_device(uint32_t mode) { return S_ISCHR(mode) || S_ISBLK(mode); }
@@ -333,35 +339,34 @@ void flenc_end(struct sess *s, int err)
 	}
 }
 
-/* uid/gid name lists after the first list (no incremental recursion). */
+/* One id of a full list's id list: its name, the first time it is met. */
+struct idl { struct sess *s; int kind; struct idset seen; };
+
+static void id_list_one(void *ctx, uint32_t id)
+{
+	struct idl *l = ctx;
+	const char *name;
+
+	if (id == 0 || !idset_add(&l->seen, id) || (name = fsc_idname(l->kind, id)) == NULL)
+		return;
+	io_write_varint30(&l->s->io, (int32_t)id);
+	write_name(&l->s->io, name);
+}
+
+/* uid/gid name lists after the first list (no incremental recursion):
+ * the owners (-o) or groups (-g), and the ids ACLs name (-A). */
 void flenc_id_list(struct sess *s, const struct flist *fl, int kind)
 {
 	struct io *io = &s->io;
-	uint32_t *seen = NULL;
-	size_t nseen = 0, cap = 0;
+	struct idl l = { s, kind, { NULL, 0, 0 } };
+	int owners = kind == PR_ID_USER ? s->opt.owner : s->opt.group;
 
 	if (!s->numeric_ids) {
 		for (size_t i = 0; i < fl->n; i++) {
-			uint32_t id = kind == PR_ID_USER ? fl->e[i].st.uid : fl->e[i].st.gid;
-			size_t j;
-			const char *name;
-
-			if (id == 0)
-				continue;
-			for (j = 0; j < nseen && seen[j] != id; j++)
-				;
-			if (j < nseen)
-				continue;
-			if (nseen == cap) {
-				cap = cap ? cap * 2 : 16;
-				seen = fl_xrealloc(seen, cap * sizeof(*seen));
-			}
-			seen[nseen++] = id;
-			name = fsc_idname(kind, id);
-			if (name == NULL)
-				continue;
-			io_write_varint30(io, (int32_t)id);
-			write_name(io, name);
+			if (owners)
+				id_list_one(&l, kind == PR_ID_USER ? fl->e[i].st.uid : fl->e[i].st.gid);
+			if (s->opt.acls && fl->e[i].x)
+				xa_acl_ids(s, &fl->e[i].x->xa, kind, id_list_one, &l);
 		}
 	}
 	io_write_varint30(io, 0);
@@ -370,7 +375,7 @@ void flenc_id_list(struct sess *s, const struct flist *fl, int kind)
 
 		write_name(io, name ? name : "");
 	}
-	free(seen);
+	free(l.seen.v);
 }
 
 struct flenc *flenc_new(void)

@@ -49,15 +49,17 @@ char *fl_xstrdup(const char *s)
 }
 
 
-static uint32_t add_root(struct flroots *r, const char *root)
+static uint32_t add_root(struct flroots *r, const char *root, int slash)
 {
-	if (r->n && strcmp(r->v[r->n - 1], root) == 0)
+	if (r->n && strcmp(r->v[r->n - 1], root) == 0 && r->slash[r->n - 1] == slash)
 		return (uint32_t)(r->n - 1);
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 8;
 		r->v = fl_xrealloc(r->v, r->cap * sizeof(*r->v));
+		r->slash = fl_xrealloc(r->slash, r->cap);
 	}
 	r->v[r->n] = fl_xstrdup(root);
+	r->slash[r->n] = (unsigned char)slash;
 	return (uint32_t)r->n++;
 }
 
@@ -191,8 +193,10 @@ int flist_module_path(const struct flist *fl, const struct fentry *f, char *buf,
  * above the module root).  *dotdir says whether the argument named a
  * directory's contents (trailing "/", "/." or "/..", or nothing at all).
  */
-static void sanitize(const char *in, char *out, size_t cap, int *dotdir)
+static int sanitize(const char *in, char *out, size_t cap, int *dotdir)
 {
+	int fits = 0;
+
 	size_t o = 0;
 	const char *p = in;
 	int last_special = 1;
@@ -216,6 +220,8 @@ static void sanitize(const char *in, char *out, size_t cap, int *dotdir)
 			memcpy(out + o, p, len);
 			o += len;
 			out[o] = '\0';
+		} else if (!last_special) {
+			fits = -1;
 		}
 		if (!e) {
 			p += len;
@@ -225,6 +231,7 @@ static void sanitize(const char *in, char *out, size_t cap, int *dotdir)
 		last_special = 1; /* a trailing slash */
 	}
 	*dotdir = last_special || o == 0;
+	return fits;
 }
 
 /* The name a message shows for a module path, as a chrooted rsyncd
@@ -253,6 +260,7 @@ struct scan {
 	int inc;                   /* incremental: subdirectories get their own lists */
 	struct scan_dir *stack;
 	size_t n, cap;
+	int dot_sent;              /* the implied "." of a "./name" (-R) */
 	/* current directory being listed */
 	const struct scan_dir *cur;
 	char cur_path[PR_RELPATH_MAX];
@@ -271,23 +279,67 @@ static void push_dir(struct scan *sc, const char *name, uint32_t root, uint64_t 
 	sc->n++;
 }
 
-/* Replace a symlink by its referent when -L, -k or --copy-unsafe-links say so. */
-static int follow_link(struct sess *s, const char *mpath, const char *target,
-		       struct pr_stat *st, char *linkbuf)
+/*
+ * A symlink entry under the link options (links.c): 0 to add it as the
+ * link (link[] its target), 1 as its referent (*st), -1 when it is left
+ * out, after rsync's message.  name: below the transfer root.
+ */
+static int apply_links(struct sess *s, const struct flroots *roots, uint32_t root, const char *mpath,
+		       const char *name, struct pr_stat *st, char *link)
 {
-	const struct options *o = &s->opt;
-	struct pr_stat ref;
-	int unsafe = target[0] == '/' || strncmp(target, "../", 3) == 0 || strcmp(target, "..") == 0;
+	char where[PR_RELPATH_MAX + 1], show[PR_RELPATH_MAX];
+	int err;
 
-	if (!o->copy_links && !o->copy_dirlinks && !(o->copy_unsafe_links && unsafe))
-		return 0;
-	if (fsc_stat(mpath, 1, &ref, NULL, 0) != 0)
-		return o->copy_links ? -1 : 0;
-	if (o->copy_dirlinks && !o->copy_links && !(o->copy_unsafe_links && unsafe) && !S_ISDIR(ref.mode))
-		return 0;
-	*st = ref;
-	linkbuf[0] = '\0';
-	return 1;
+	snprintf(where, sizeof(where), "%s%s", roots->slash[root] ? "/" : "", name);
+	enum link_verdict v = links_apply(&s->links, mpath, where, st, link, &err);
+	/* as stock, no error for a name the client's filters leave out */
+	if (v < 0 && (filt_skip(s, name, roots->v[root], 0, FILT_ALL) || filt_skip(s, name, roots->v[root], 1, FILT_ALL)))
+		return -1;
+	switch (v) {
+	case LINK_NO_REFERENT:
+		io_msg(&s->io, MSG_ERROR_XFER, "symlink has no referent: \"%s\" (in %s)",
+		       shown(mpath, show, sizeof(show)), s->hs.module);
+		io_err_general(s);
+		return -1;
+	case LINK_ERROR:
+		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] readlink_stat(\"%s\" (in %s)) failed: %s (%d)",
+		       shown(mpath, show, sizeof(show)), s->hs.module, strerror(err), err);
+		io_err_general(s);
+		return -1;
+	default:
+		return v == LINK_FOLLOWED;
+	}
+}
+
+/*
+ * Add an entry, with its ACL and xattrs (-A, -X) read first: stock leaves
+ * out an entry whose lists cannot be read.  how: whose lists (xa_fetch's
+ * XA_*; 1, XA_REFERENT, is a link sent as its referent).  NULL when left
+ * out.
+ */
+static struct fentry *add_full(struct scan *sc, const char *name, uint32_t root, const struct pr_stat *st,
+			       const char *link, int how)
+{
+	struct sess *s = sc->s;
+	char mpath[PR_RELPATH_MAX];
+	struct xa_ref xr = { 0, 0, 0 };
+	struct fentry *f;
+
+	if ((s->opt.acls || s->opt.xattrs) &&
+	    (join(mpath, sizeof(mpath), sc->roots->v[root], name) < 0 || xa_fetch(s, mpath, st->mode, how, &xr) < 0))
+		return NULL;
+	f = add_entry(sc->fl, name, root, st, link);
+	if (s->opt.acls || s->opt.xattrs) {
+		if (f->x == NULL) {
+			f->x = arena_zalloc_aligned(sc->fl, sizeof(*f->x));
+			f->x->nlink = st->nlink;
+			f->x->dev = st->dev;
+			f->x->ino = st->ino;
+			f->x->rdev = st->rdev;
+		}
+		f->x->xa = xr;
+	}
+	return f;
 }
 
 /* One entry of a directory listing: filter, classify, add. */
@@ -300,6 +352,7 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 	char base[256];
 	struct pr_stat st = d->st;
 	struct fentry *f;
+	int followed = 0;
 
 	memcpy(base, d->name, d->name_len);
 	base[d->name_len] = '\0';
@@ -326,7 +379,7 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 		return 0;
 	}
 	link[0] = '\0';
-	if (S_ISLNK(st.mode)) {
+	if (S_ISLNK(st.mode) && !s->links.copy_links) {
 		int r = 0;
 
 		if (d->link_state == PR_LINK_INLINE) {
@@ -343,25 +396,22 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 			io_err_general(s);
 			return 0;
 		}
-		if (follow_link(s, mpath, link, &st, link) < 0) {
-			io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] symlink has no referent: \"%s\" (in %s)",
-			       shown(mpath, show, sizeof(show)), s->hs.module);
-			io_err_general(s);
-			return 0;
-		}
 	}
+	if (S_ISLNK(st.mode) && (followed = apply_links(s, sc->roots, sc->cur->root, mpath, name, &st, link)) < 0)
+		return 0;
 	if (filt_skip(s, name, sc->roots->v[sc->cur->root], S_ISDIR(st.mode), FILT_ALL))
 		return 0;
 	if (S_ISDIR(st.mode) && s->opt.one_file_system && st.dev != sc->cur->dev) {
 		if (s->opt.one_file_system > 1)
 			return 0;
-		f = add_entry(sc->fl, name, sc->cur->root, &st, NULL);
-		f->dir_role = DIR_NO_CONTENT;
+		if ((f = add_full(sc, name, sc->cur->root, &st, NULL, followed)) != NULL)
+			f->dir_role = DIR_NO_CONTENT;
 		return 0;
 	}
 	if (!flconv_check(s, name, mpath, S_ISLNK(st.mode) ? link : NULL))
 		return 0;
-	f = add_entry(sc->fl, name, sc->cur->root, &st, S_ISLNK(st.mode) ? link : NULL);
+	if ((f = add_full(sc, name, sc->cur->root, &st, S_ISLNK(st.mode) ? link : NULL, followed)) == NULL)
+		return 0;
 	if (S_ISDIR(st.mode)) {
 		f->dir_role = s->opt.recursive ? DIR_CONTENT : DIR_NO_CONTENT;
 		f->depth = (uint16_t)(sc->cur->depth + 1);
@@ -419,9 +469,23 @@ static void add_implied(struct sess *s, struct scan *sc, uint32_t root, const ch
 		if (join(mpath, sizeof(mpath), sc->roots->v[root], part) < 0 ||
 		    fsc_stat(mpath, 1, &st, NULL, 0) != 0 || !S_ISDIR(st.mode))
 			continue;
-		f = add_entry(sc->fl, part, root, &st, NULL);
-		f->dir_role = DIR_IMPLIED;
+		if ((f = add_full(sc, part, root, &st, NULL, XA_THROUGH)) != NULL)
+			f->dir_role = DIR_IMPLIED;
 	}
+}
+
+/* The transfer root as an implied "." directory (once a transfer). */
+static void add_dot_dir(struct sess *s, struct scan *sc, uint32_t root)
+{
+	struct pr_stat st;
+
+	struct fentry *f;
+
+	sc->dot_sent = 1;
+	if (fsc_stat(sc->roots->v[root], 1, &st, NULL, 0) == 0 && S_ISDIR(st.mode) &&
+	    (f = add_full(sc, ".", root, &st, NULL, XA_THROUGH)) != NULL)
+		f->dir_role = DIR_IMPLIED;
+	(void)s;
 }
 
 /* ---- wildcard arguments (spec part 1, 4.5 step 4) ------------------------ */
@@ -541,6 +605,14 @@ static void add_arg(struct sess *s, struct scan *sc, const char *arg)
 	free(matches);
 }
 
+/* An argument longer than a module path can be: the kernel's answer. */
+static void too_long(struct sess *s, const char *p)
+{
+	io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] link_stat \"/%s\" (in %s) failed: %s (%d)",
+	       p + (p[0] == '/'), s->hs.module, strerror(ENAMETOOLONG), ENAMETOOLONG);
+	io_err_general(s);
+}
+
 static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 {
 	struct flroots *roots = sc->roots;
@@ -554,7 +626,7 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	struct pr_stat st;
 	struct fentry *f;
 	uint32_t root;
-	int dotdir, dummy, err, implied = 0;
+	int dotdir, dummy, err, implied = 0, followed = 0;
 
 	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
 		p = arg + mlen;
@@ -568,26 +640,29 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		} else {
 			prefix[0] = '\0';
 		}
-		sanitize(prefix, rootbuf, sizeof(rootbuf), &dummy);
-		sanitize(p, kept, sizeof(kept), &dotdir);
-		root = add_root(roots, rootbuf);
+		if (sanitize(prefix, rootbuf, sizeof(rootbuf), &dummy) < 0 || sanitize(p, kept, sizeof(kept), &dotdir) < 0)
+			return too_long(s, p);
+		root = add_root(roots, rootbuf, split == NULL);
+		if (p[0] == '.' && p[1] == '/' && kept[0] && !sc->dot_sent)
+			add_dot_dir(s, sc, root); /* a "./name": stock sends "." once, as implied */
 		name = kept[0] ? kept : ".";
 		implied = kept[0] != '\0'; /* added once the argument is known to be kept */
 	} else {
 		char *slash;
 
-		sanitize(p, full, sizeof(full), &dotdir);
+		if (sanitize(p, full, sizeof(full), &dotdir) < 0)
+			return too_long(s, p);
 		if (dotdir) {
-			root = add_root(roots, full);
+			root = add_root(roots, full, 0);
 			name = ".";
 		} else {
 			slash = strrchr(full, '/');
 			if (slash) {
 				*slash = '\0';
-				root = add_root(roots, full);
+				root = add_root(roots, full, 0);
 				name = slash + 1;
 			} else {
-				root = add_root(roots, "");
+				root = add_root(roots, "", 0);
 				name = full;
 			}
 			snprintf(kept, sizeof(kept), "%s", name);
@@ -609,8 +684,6 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	}
 	link[0] = '\0';
 	err = fsc_stat(mpath, dotdir || s->opt.copy_links, &st, link, sizeof(link));
-	if (err == 0 && S_ISLNK(st.mode) && follow_link(s, mpath, link, &st, link) < 0)
-		err = ENOENT;
 	if (err) {
 		if (err == ENOENT && s->opt.ignore_missing_args)
 			return;
@@ -620,6 +693,8 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 			io_err_general(s);
 		return;
 	}
+	if (S_ISLNK(st.mode) && (followed = apply_links(s, roots, root, mpath, name, &st, link)) < 0)
+		return;
 	if (!dotdir && filt_skip(s, name, roots->v[root], S_ISDIR(st.mode), FILT_ALL))
 		return;
 	if (S_ISDIR(st.mode) && !s->opt.recursive && !s->opt.dirs && !dotdir) {
@@ -640,8 +715,9 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	}
 	if (!flconv_check(s, name, mpath, S_ISLNK(st.mode) && link[0] ? link : NULL))
 		return;
-	f = add_entry(sc->fl, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL);
-	if (!S_ISDIR(st.mode))
+	f = add_full(sc, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL,
+		     followed || (dotdir && !S_ISDIR(st.mode)) ? XA_REFERENT : dotdir ? XA_THROUGH : XA_OWN);
+	if (f == NULL || !S_ISDIR(st.mode))
 		return;
 	if (s->opt.recursive || dotdir) {
 		f->dir_role = DIR_CONTENT_TOP;
@@ -862,6 +938,7 @@ void fl_build_dirs(struct sess *s, struct flist *fl, struct flroots *roots,
 
 void fl_list_free(struct flist *fl)
 {
+	free(fl->dir_mpath);
 	arena_free(fl);
 	free(fl->e);
 	free(fl->dir.name);

@@ -11,6 +11,7 @@
 #include "csum.h"
 #include "msg.h"
 #include "sess.h"
+#include "xattr.h"
 
 /* XMIT_* flag bits (spec part 2, 4.1). */
 #define XMIT_TOP_DIR 0x0001
@@ -51,6 +52,7 @@ struct fext {
 	unsigned char *sum;    /* -c sum */
 	uint64_t dev, ino, rdev;
 	uint32_t nlink;
+	struct xa_ref xa;      /* -A, -X: its lists (xattr.h) */
 };
 
 struct fentry {
@@ -66,6 +68,7 @@ struct fentry {
 /* Transfer roots (module path prefixes), shared by all lists of a session. */
 struct flroots {
 	char **v;
+	unsigned char *slash;  /* -R without "/./": rsync's names start with '/' (links.h) */
 	size_t n, cap;
 };
 
@@ -87,6 +90,10 @@ struct flist {
 	const struct flroots *roots;
 	struct fentry dir;     /* a sub-list's own directory (index ndx_start - 1), for
 				* the transfer log; name NULL if none, freed with the list */
+	/* a sub-list's directory (incremental recursion), which the index
+	 * ndx_start - 1 names: its module path and ACL/xattr lists */
+	char *dir_mpath;
+	struct xa_ref dir_xa;
 };
 
 /* A directory whose sub-list is still to be sent (incremental recursion). */
@@ -98,6 +105,7 @@ struct pdir {
 	uint64_t dev;
 	int32_t dir_ndx;
 	struct fstat st;       /* for the sub-list's dir entry (transfer log) */
+	struct xa_ref xa;      /* the directory's ACL/xattr lists */
 };
 
 struct flenc; /* encoder state shared by all lists (prev values, hard links, names) */

@@ -1,7 +1,8 @@
 /*
- * Between the three parts of the file-list code: flist.c builds and sorts
- * one list, flenc.c encodes entries for the wire, flset.c keeps the lists
- * of a session (incremental recursion).  Not for other files.
+ * Between the parts of the file-list code: flist.c builds and sorts one
+ * list, flenc.c encodes entries for the wire, xattr.c their ACLs and
+ * xattrs, flset.c keeps the lists of a session (incremental recursion).
+ * Not for other files.
  */
 #ifndef PRSYNCD_FLIST_INT_H
 #define PRSYNCD_FLIST_INT_H
@@ -39,5 +40,8 @@ void flenc_free(struct flenc *enc);
 void flenc_entry(struct sess *s, const struct flist *fl, size_t idx, struct flenc *enc);
 void flenc_end(struct sess *s, int err);
 void flenc_id_list(struct sess *s, const struct flist *fl, int kind);
+/* The name to send inline with an id the first time it is met
+ * (incremental recursion), shared by entries and ACLs; else NULL. */
+const char *flenc_new_id_name(struct sess *s, struct flenc *enc, int kind, uint32_t id);
 
 #endif

@@ -7,6 +7,7 @@
  * the oldest list, so the worker holds the frontier of the walk and the
  * lists the client still has: memory follows the width of the tree.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,7 @@ void flset_free(struct flset *set)
 	for (size_t i = 0; i < set->roots.n; i++)
 		free(set->roots.v[i]);
 	free(set->roots.v);
+	free(set->roots.slash);
 	free(set->held);
 	free(set->pending);
 	flenc_free(set->enc);
@@ -71,6 +73,10 @@ static void list_finish_and_send(struct flset *set, struct flist *fl, int err)
 	fl->ndx_start = set->next_ndx;
 	for (size_t i = 0; i < fl->n; i++) {
 		flenc_entry(s, fl, i, set->enc);
+		if (s->opt.acls || s->opt.xattrs) {
+			static const struct xa_ref none;
+			xa_send(s, set->enc, fl->e[i].st.mode, fl->e[i].x ? &fl->e[i].x->xa : &none);
+		}
 		if (S_ISREG(fl->e[i].st.mode) || S_ISLNK(fl->e[i].st.mode))
 			s->total_size += (int64_t)fl->e[i].st.size;
 	}
@@ -105,7 +111,8 @@ static void queue_dirs(struct flset *set, const struct flist *fl)
 			set->pending = fl_xrealloc(set->pending, set->pending_cap * sizeof(*set->pending));
 		}
 		set->pending[set->npending++] = (struct pdir){
-			fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), dn, f->st
+			fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), dn, f->st,
+			f->x ? f->x->xa : (struct xa_ref){ 0, 0, 0 }
 		};
 	}
 	for (size_t i = first, j = set->npending; i + 1 < j; i++, j--) {
@@ -125,7 +132,8 @@ static void add_also(void *ctx, const struct fentry *f)
 		set->also_cap = set->also_cap ? set->also_cap * 2 : 8;
 		set->also = fl_xrealloc(set->also, set->also_cap * sizeof(*set->also));
 	}
-	set->also[set->nalso++] = (struct pdir){ fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), -1, f->st };
+	set->also[set->nalso++] = (struct pdir){ fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), -1,
+						 f->st, f->x ? f->x->xa : (struct xa_ref){ 0, 0, 0 } };
 }
 
 static int cmp_extra(const void *x, const void *y)
@@ -195,9 +203,9 @@ size_t flset_send_first(struct flset *set)
 	list_finish_and_send(set, fl, s->io_error);
 	set->last_io_error = s->io_error;
 	if (!s->inc_recurse && !s->opt.numeric_ids) {
-		if (s->opt.owner)
+		if (s->opt.owner || s->opt.acls)
 			flenc_id_list(s, fl, PR_ID_USER);
-		if (s->opt.group)
+		if (s->opt.group || s->opt.acls)
 			flenc_id_list(s, fl, PR_ID_GROUP);
 	}
 	if (s->protocol < 30)
@@ -249,6 +257,15 @@ static void send_next(struct flset *set)
 		free(dirs);
 	}
 	take_extras(set, &d, fl);
+	if (s->opt.xattrs) {
+		char mpath[PR_RELPATH_MAX];
+
+		fl->dir_xa = d.xa;
+		if (d.root < set->roots.n &&
+		    snprintf(mpath, sizeof(mpath), "%s%s%s", set->roots.v[d.root], set->roots.v[d.root][0] ? "/" : "",
+			     d.name) < (int)sizeof(mpath))
+			fl->dir_mpath = fl_xstrdup(mpath);
+	}
 	io_write_ndx(&s->io, NDX_FLIST_OFFSET - d.dir_ndx);
 	/* a sub-list reports io_error only when it changed since the last */
 	err = s->io_error != set->last_io_error ? s->io_error : 0;

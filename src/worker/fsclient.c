@@ -11,12 +11,24 @@
 #include "fsclient.h"
 #include "mon.h"
 
-static void set_path(struct pr_str_relpath *d, const char *path)
+/* 0, or ENAMETOOLONG for a path no request can carry (as the kernel would
+ * answer it: a name over 255 bytes, a path over 4095). */
+static int set_path(struct pr_str_relpath *d, const char *path)
 {
+	size_t len = strlen(path), run = 0;
+
+	if (len >= PR_RELPATH_MAX)
+		return ENAMETOOLONG;
+	for (size_t i = 0; i < len; i++) {
+		run = path[i] == '/' ? 0 : run + 1;
+		if (run > 255)
+			return ENAMETOOLONG;
+	}
 	if (pr_str_set_relpath(d, path) < 0 || !pr_relpath_ok(d->s, d->len)) {
 		mon_log(PR_LOG_ERR, "internal error: bad module path requested");
 		mon_exit(14);
 	}
+	return 0;
 }
 
 /*
@@ -33,7 +45,8 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 	int err;
 
 	pr_msg_init(&m, PR_W_LIST);
-	set_path(&m.u.path.path, path);
+	if ((err = set_path(&m.u.path.path, path)) != 0)
+		return err;
 	mon_send(&m, -1);
 	/* Bounded by the directory's size: each message carries >= 1 entry. */
 	for (;;) {
@@ -87,10 +100,12 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_t linkcap)
 {
 	struct pr_msg m;
+	int err;
 
 	pr_msg_init(&m, PR_W_STAT);
 	m.u.stat.flags = follow ? PR_STAT_FOLLOW : 0;
-	set_path(&m.u.stat.path, path);
+	if ((err = set_path(&m.u.stat.path, path)) != 0)
+		return err;
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_STAT, NULL);
 	if (m.u.mstat.err)
@@ -111,9 +126,11 @@ int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 {
 	struct pr_msg m;
+	int err;
 
 	pr_msg_init(&m, PR_W_OPEN);
-	set_path(&m.u.path.path, path);
+	if ((err = set_path(&m.u.path.path, path)) != 0)
+		return err;
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_OPEN, fd);
 	if (m.u.open.err)
@@ -136,9 +153,11 @@ void fsc_close(int fd, uint32_t handle)
 int fsc_readlink(const char *path, char *buf, size_t cap)
 {
 	struct pr_msg m;
+	int err;
 
 	pr_msg_init(&m, PR_W_READLINK);
-	set_path(&m.u.path.path, path);
+	if ((err = set_path(&m.u.path.path, path)) != 0)
+		return err;
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_READLINK, NULL);
 	if (m.u.readlink.err)
@@ -146,6 +165,63 @@ int fsc_readlink(const char *path, char *buf, size_t cap)
 	if (m.u.readlink.target.len >= cap)
 		return ENAMETOOLONG;
 	memcpy(buf, m.u.readlink.target.s, (size_t)m.u.readlink.target.len + 1);
+	return 0;
+}
+
+int fsc_xattrs(const char *path, int follow, unsigned char **out, size_t *len, uint32_t *count)
+{
+	struct pr_msg m;
+	unsigned char *buf = NULL;
+	size_t used = 0;
+	int err;
+
+	*out = NULL;
+	*len = 0;
+	*count = 0;
+	pr_msg_init(&m, PR_W_XATTR);
+	m.u.stat.flags = follow ? PR_STAT_FOLLOW : 0;
+	if ((err = set_path(&m.u.stat.path, path)) != 0)
+		return err;
+	mon_send(&m, -1);
+	/* Bounded: the monitor stops at PR_XATTR_TOTAL_MAX, and so do we. */
+	for (;;) {
+		const char *why;
+		int fd;
+
+		if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK) {
+			mon_log(PR_LOG_ERR, "invalid answer from the monitor: %s", why ? why : "channel closed");
+			mon_exit(14);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (m.h.type == PR_M_XATTR_END)
+			break;
+		if (m.h.type != PR_M_XATTR) {
+			mon_log(PR_LOG_ERR, "unexpected answer %s from the monitor", pr_msg_type_name(m.h.type));
+			mon_exit(14);
+		}
+		if (PR_XATTR_TOTAL_MAX - used < m.u.xattr.used) {
+			free(buf);
+			mon_log(PR_LOG_ERR, "bad xattr answer from the monitor: more than %u bytes", PR_XATTR_TOTAL_MAX);
+			mon_exit(14);
+		}
+		if (buf == NULL && (buf = malloc(PR_XATTR_TOTAL_MAX)) == NULL)
+			mon_exit(22);
+		memcpy(buf + used, m.u.xattr.data, m.u.xattr.used);
+		used += m.u.xattr.used;
+	}
+	if (m.u.xattr_end.err != 0 || m.u.xattr_end.total != used) {
+		free(buf);
+		if (m.u.xattr_end.err == 0) {
+			mon_log(PR_LOG_ERR, "bad xattr answer from the monitor: %zu bytes for %u", used,
+				m.u.xattr_end.total);
+			mon_exit(14);
+		}
+		return m.u.xattr_end.err;
+	}
+	*out = buf;
+	*len = used;
+	*count = m.u.xattr_end.count;
 	return 0;
 }
 

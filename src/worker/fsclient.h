@@ -32,6 +32,10 @@ void fsc_close(int fd, uint32_t handle);
 /* Read a symlink's target. Returns 0 or errno. */
 int fsc_readlink(const char *path, char *buf, size_t cap);
 
+/* The raw extended attributes of a path (msg.h, XATTR): *out (malloc'ed,
+ * NULL if none) holds *count records in *len bytes.  0 or errno. */
+int fsc_xattrs(const char *path, int follow, unsigned char **out, size_t *len, uint32_t *count);
+
 /* Name of a uid/gid (cached). Returns NULL if it has none. */
 const char *fsc_idname(int kind, uint32_t id);
 

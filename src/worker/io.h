@@ -29,7 +29,8 @@ enum {
 	RERR_MALLOC = 22, RERR_PARTIAL = 23, RERR_VANISHED = 24, RERR_TIMEOUT = 30,
 };
 
-#define IO_MSG_TEXT_MAX 4096   /* stock clients abort on text >= 5120 bytes */
+#define IO_MSG_TEXT_MAX 5120   /* with its newline < 5120: stock clients abort at 5120 bytes, and
+				* stock sends up to that (a 4095-byte name in a message) */
 
 struct io {
 	struct conn *c;

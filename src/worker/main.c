@@ -15,8 +15,10 @@
 #include "charset.h"
 #include "conn.h"
 #include "daemon.h"
+#include "filesfrom.h"
 #include "filters.h"
 #include "sess.h"
+#include "xattr.h"
 #include "fds.h"
 #include "mon.h"
 #include "sandbox.h"
@@ -76,6 +78,7 @@ int main(int argc, char **argv)
 	sess.protocol = sess.hs.protocol;
 	setup_session(&sess);
 	filters_recv(&sess);
+	xa_init(&sess);
 	files_from_recv(&sess);
 	/* The handshake deadline ends here; --timeout governs from now on. */
 	client.deadline_ms = 0;

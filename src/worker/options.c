@@ -251,6 +251,15 @@ static int h_accept(struct pstate *ps, const struct optdef *d, const char *val, 
 	return 0;
 }
 
+/* A daemon never lets a client relax its link confinement (rsync 3.5.0
+ * refuses --insecure-links whatever "refuse options" says); the negation
+ * is harmless and accepted. */
+static int h_insecure_links(struct pstate *ps, const struct optdef *d, const char *val, int neg)
+{
+	(void)val;
+	return neg ? 0 : refuse_msg(ps, d);
+}
+
 /* Called before any value is read, so "--log-file" alone is refused too. */
 static int h_refuse(struct pstate *ps, const struct optdef *d, const char *val, int neg)
 {
@@ -568,6 +577,7 @@ static const struct optdef opts[] = {
 	SET("copy-unsafe-links", 0, F_NEG, copy_unsafe_links),
 	SET("safe-links", 0, F_NEG, safe_links),
 	ACC("munge-links", 0, F_NEG),          /* the receiver munges */
+	FN("insecure-links", 0, F_NEG, h_insecure_links),
 	ACC("keep-dirlinks", 'K', F_NEG),
 	CNT("hard-links", 'H', hard_links),
 
@@ -592,8 +602,8 @@ static const struct optdef opts[] = {
 	ACC("chown", 0, F_ARG),
 	ACC("super", 0, F_NEG),
 	ACC("fake-super", 0, 0),
-	REF("acls", 'A', 0),                   /* not implemented */
-	REF("xattrs", 'X', 0),
+	SET("acls", 'A', F_NEG, acls),
+	CNT("xattrs", 'X', xattrs),
 	REF("copy-devices", 0, 0),             /* a daemon always refuses these */
 	REF("write-devices", 0, 0),
 

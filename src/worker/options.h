@@ -21,6 +21,8 @@ struct options {
 	int links;                     /* -l */
 	int copy_links, copy_dirlinks, copy_unsafe_links, safe_links;  /* -L -k */
 	int hard_links;                /* -H (count) */
+	int acls;                      /* -A */
+	int xattrs;                    /* -X (count: -XX also sends rsync's own "user.rsync.%" ones) */
 	int perms, times, owner, group;/* -p -t -o -g */
 	int devices, specials;         /* -D = both; --no-specials etc. */
 	int atimes, crtimes;           /* -U, -N */

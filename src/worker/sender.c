@@ -20,10 +20,13 @@
 #include "mon.h"
 #include "sess.h"
 #include "xferrec.h"
+#include "xattr.h"
 
+#define ITEM_REPORT_XATTR 0x0100
 #define ITEM_BASIS_TYPE_FOLLOWS 0x0800
 #define ITEM_XNAME_FOLLOWS 0x1000
 #define ITEM_IS_NEW 0x2000
+#define ITEM_LOCAL_CHANGE 0x4000
 #define ITEM_TRANSFER 0x8000
 #define FNAMECMP_FNAME 0x80
 #define CHUNK_SIZE 32768
@@ -71,9 +74,29 @@ struct request {
 	int has_xname;
 };
 
-static void echo_request(struct sess *s, const struct request *r)
+/* Does a request carry the receiver's wants for long xattr values (and
+ * its echo our answer)?  As stock decides it (protocol 31 optimizes hard
+ * links unless the client said 'x'). */
+static int xattr_request(const struct sess *s, const struct request *r)
+{
+	const uint16_t both = ITEM_XNAME_FOLLOWS | ITEM_LOCAL_CHANGE;
+
+	return s->opt.xattrs && (r->iflags & ITEM_REPORT_XATTR) && !s->opt.dry_run &&
+	       !(s->protocol >= 31 && !(s->compat_flags & CF_AVOID_XATTR_OPTIM) && (r->iflags & both) == both);
+}
+
+/* An entry's lists, or with f NULL its list's directory's (the index
+ * just below a sub-list names that directory). */
+static const struct xa_ref *entry_xa(const struct flist *fl, const struct fentry *f)
+{
+	return f ? (f->x ? &f->x->xa : NULL) : fl ? &fl->dir_xa : NULL;
+}
+
+static void echo_request(struct sess *s, const struct request *r, const struct flist *fl, const struct fentry *f)
 {
 	struct io *io = &s->io;
+	char mpath[PR_RELPATH_MAX];
+	const char *where = "";
 
 	io_write_ndx(io, r->ndx);
 	if (s->protocol < 29)
@@ -86,6 +109,13 @@ static void echo_request(struct sess *s, const struct request *r)
 		io_write(io, h, wire_put_vstring_hdr(h, r->xname_len));
 		io_write(io, r->xname, r->xname_len);
 	}
+	if (!xattr_request(s, r))
+		return;
+	if (f && fl && flist_module_path(fl, f, mpath, sizeof(mpath)) == 0)
+		where = mpath;
+	else if (!f && fl && fl->dir_mpath)
+		where = fl->dir_mpath;
+	xa_send_request(s, entry_xa(fl, f), where);
 }
 
 static void write_head(struct io *io, const struct sum_head *h)
@@ -204,7 +234,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 		mo.inplace = 1;
 
 	data_start = s->io.data_out;
-	echo_request(s, r);
+	echo_request(s, r, fl, f);
 	write_head(&s->io, &head);
 	if (fmap_open(&map, fd, (int64_t)st.size, (size_t)(head.blength > 0 ? head.blength : 1) + 65536) < 0 ||
 	    csum_file_init(&cf, &s->xfer, 1) < 0)
@@ -280,7 +310,8 @@ static int32_t next_ndx(struct sess *s)
 	io_fatal(&s->io, RERR_PROTOCOL, "too many statistics records [sender]");
 }
 
-static void read_request(struct sess *s, struct request *r, int32_t ndx)
+static void read_request(struct sess *s, struct request *r, int32_t ndx, const struct flist *fl,
+			 const struct fentry *f)
 {
 	struct io *io = &s->io;
 
@@ -295,6 +326,8 @@ static void read_request(struct sess *s, struct request *r, int32_t ndx)
 		r->xname_len = io_read_vstring(io, r->xname, sizeof(r->xname));
 		r->has_xname = 1;
 	}
+	if (xattr_request(s, r))
+		xa_recv_request(s, entry_xa(fl, f), f ? f->name : fl && fl->dir_mpath ? fl->dir_mpath : "?");
 }
 
 static void send_stats(struct sess *s)
@@ -413,17 +446,17 @@ void sender_run(struct sess *s)
 		if (f == NULL && !placeholder) {
 			/* The protocol-29 keepalive names one past the end. */
 			if (s->protocol == 29 && (size_t)ndx == n) {
-				read_request(s, r, ndx);
+				read_request(s, r, ndx, NULL, NULL);
 				if (r->iflags == ITEM_IS_NEW)
 					continue;
 			}
 			bad_index(s, set, ndx);
 		}
-		read_request(s, r, ndx);
+		read_request(s, r, ndx, fl, f);
 		/* A dry run's transfer requests carry no sums: only the echo. */
 		if (!(r->iflags & ITEM_TRANSFER) || s->opt.dry_run) {
 			if (s->protocol >= 29 || s->opt.dry_run)
-				echo_request(s, r);
+				echo_request(s, r, fl, f);
 			if (xferrec_wanted(s, r->iflags, r->has_xname && r->xname_len > 0)) {
 				const struct fentry *lf = f ? f : flset_list_dir(fl);
 

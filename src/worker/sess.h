@@ -12,6 +12,7 @@
 #include "daemon.h"
 #include "io.h"
 #include "chmod.h"
+#include "links.h"
 #include "options.h"
 #include "refuse.h"
 
@@ -40,6 +41,7 @@ struct sess {
 	int varint_flags;            /* file-list flags as varints */
 	int inc_recurse;
 	int numeric_ids;             /* client --numeric-ids, or the module forces it */
+	struct links_opts links;     /* -L, -k, --copy-unsafe-links, munge symlinks */
 	struct csum_params xfer;     /* block and whole-file sums */
 	struct csum_params flist;    /* -c sums (seed unused) */
 	int io_error;                /* accumulated, sent at the end of lists / loop */
@@ -48,6 +50,8 @@ struct sess {
 	/* the source arguments: the path arguments, or the --files-from names */
 	char **src;
 	size_t nsrc, src_cap;
+	int ff_fd;                   /* --files-from=FILE: its descriptor (-1 none, -2 not a file) */
+	uint32_t ff_handle;
 	/* compression (compress_sess.c) */
 	enum cpres cpres;            /* negotiated or chosen; CPRES_NONE = plain */
 	int clevel;

@@ -14,6 +14,7 @@
 
 #include "compress_sess.h"
 #include "mon.h"
+#include "filesfrom.h"
 #include "sess.h"
 #include "xferrec.h"
 
@@ -343,19 +344,23 @@ void setup_session(struct sess *s)
 	args_free(a);
 	free(a);
 
-	/* What this prsyncd cannot do yet, refused as rsyncd words a refusal. */
-	if (s->opt.files_from_path[0])
-		refuse(s, flags, "rsync: The server is configured to refuse --files-from");
-	if (s->opt.copy_links)
-		refuse(s, flags, "rsync: The server is configured to refuse --copy-links (-L)");
-	if (s->opt.copy_dirlinks)
-		refuse(s, flags, "rsync: The server is configured to refuse --copy-dirlinks (-k)");
-	if (s->opt.copy_unsafe_links)
-		refuse(s, flags, "rsync: The server is configured to refuse --copy-unsafe-links");
+	if (s->opt.remove_source_files)
+		refuse(s, flags, "ERROR: --remove-source-files cannot be used with a read-only module");
+
+	if (files_from_open(s, err, sizeof(err)) < 0)
+		refuse(s, flags, err);
+	s->links = (struct links_opts){ s->opt.copy_links, s->opt.copy_dirlinks, s->opt.copy_unsafe_links,
+					(s->hs.module_flags & PR_MOD_MUNGE) != 0 };
+	/* stock's own check, in the same words (its compat.c) */
+	if (s->protocol < 30 && (s->opt.acls || s->opt.xattrs)) {
+		snprintf(err, sizeof(err), "--%s requires protocol 30 or higher (negotiated %d).",
+			 s->opt.acls ? "acls" : "xattrs", s->protocol);
+		refuse(s, flags, err);
+	}
 	if (s->opt.crtimes)
-		refuse(s, flags, "rsync: The server is configured to refuse --crtimes (-N)");
+		refuse(s, flags, "rsync: --crtimes (-N) is not supported by this server");
 	module_settings(s);
-	if (!s->opt.files_from_socket) {
+	if (!s->opt.files_from_socket && !s->opt.files_from_path[0]) {
 		for (size_t i = 0; i < s->opt.npaths; i++)
 			sess_add_path(s, s->opt.paths[i], NULL);
 	}

@@ -62,6 +62,10 @@ ln -s loop_a "$K/loop_b"
 ln -s self "$K/self"
 ln -s /etc "$K/abs"
 ln -s ../../../../etc "$K/esc"
+ln -s /pub/ok.txt "$K/rootabs"            # absolute: the module root is "/"
+ln -s ../../../pub/ok.txt "$K/rootesc"    # ".." above the root stays there
+ln -s /private/s.txt "$K/rootpriv"        # absolute, into a hidden place
+ln -s /pub "$K/rootabsdir"
 ln -s pub "$K/publink"
 for i in $(seq 0 38); do ln -s "l$((i + 1))" "$K/l$i"; done # 40 links: the most allowed
 ln -s pub/ok.txt "$K/l39"
@@ -71,6 +75,22 @@ ln -s pub/ok.txt "$K/prsyncd-test-hold" # swapped mid-walk (fs-swap-mid)
 ln -s private/s.txt "$K/hold.new1"
 ln -s ../pub "$K/w/prsyncd-test-hold"
 ln -s ../private "$K/w/hold.new2"
+# Attributes (XATTR): a marker on everything hidden or outside the
+# module, a plain one on what is visible, one hidden by hid's 'x' rule.
+XA=0
+if command -v setfattr >/dev/null && setfattr -n user.in -v inside "$M/file" 2>/dev/null; then
+	XA=1
+	for f in "$TMP/secret" "$H/top.key" "$H/secret" "$H/secret/s.txt" "$H/pub/hidden.key" "$H/pub/sub/n.key" \
+		"$K/private" "$K/private/s.txt" "$K/private/inner" "$K/private/inner/i.txt" "$K/pub/hidden.key"; do
+		setfattr -n user.mark -v LEAKED "$f"
+	done
+	setfattr -n user.ok -v fine "$H/pub/ok.txt"
+	setfattr -n user.modhidden -v LEAKED "$H/pub/ok.txt"
+	setfattr -n user.ok -v fine "$K/pub/ok.txt"
+	setfattr -n user.ok -v fine "$K/pub"
+else
+	echo "SKIP: XATTR answers with attributes (no setfattr, or no user xattrs under $TMP)"
+fi
 # $TMP stays 0700: the monitor reaches the module through the descriptor it
 # opened as root, so the module root's ancestors need not admit "nobody".
 cat > "$TMP/conf" <<CONF
@@ -94,6 +114,7 @@ handshake timeout = 5
 [hid]
 	path = $H
 	exclude = *.key secret/ hlink dironly/
+	filter = -x user.modhidden
 [lnk]
 	path = $K
 	filter = - /private/
@@ -192,16 +213,17 @@ expect_end() {
 }
 
 # --- malformed requests: the shared validator ends the session -----------
-for op in LIST OPEN STAT READLINK; do
+for op in LIST OPEN STAT READLINK XATTR; do
 	for c in .. a/../b /etc a//b a/ . long nul unterminated; do
 		expect_end "bad $op $c" 'invalid message from worker \(malformed string field\)'
 	done
 done
 expect_end "bad STAT flags" 'invalid message from worker \(field out of range\)'
+expect_end "bad XATTR flags" 'invalid message from worker \(field out of range\)'
 expect_end "bad IDNAME kind3" 'invalid message from worker \(field out of range\)'
 expect_end "bad CLOSE handle0" 'invalid message from worker \(field out of range\)'
 expect_end close-unknown 'worker closed handle 12345, which is not outstanding; ending session'
-for op in LIST STAT OPEN CLOSE READLINK IDNAME; do
+for op in LIST STAT OPEN CLOSE READLINK IDNAME XATTR; do
 	expect_end "fs-before-select $op" "worker sent PR_W_$op in a state where it is not permitted"
 done
 expect_end fs-after-unknown-module 'worker sent PR_W_OPEN in a state where it is not permitted'
@@ -272,6 +294,16 @@ hid "STAT file under dir-only rule"  '^STAT dironly follow=0 err=0 mode=100'
 hid "READLINK hidden link"           '^READLINK hlink err=2 len=0$'
 hid "READLINK below hidden dir"      '^READLINK secret/l err=2 len=0$'
 hid "READLINK visible file: EINVAL"  '^READLINK pub/ok\.txt err=22 len=0$'
+ for p in top.key secret/s.txt secret secret/inner pub/hidden.key pub/sub/n.key hlink nosuch; do
+	hid "XATTR $p"               "^XATTR $p follow=0 err=2 count=0 leak=no names=$"
+	hid "XATTR follow $p"        "^XATTR $p follow=1 err=2 count=0 leak=no names=$"
+done
+if [ "$XA" = 1 ]; then
+	hid "XATTR visible file, the module's x rule applied" '^XATTR pub/ok\.txt follow=0 err=0 count=1 leak=no names=user\.ok$'
+fi
+hid "XATTR file under dir-only rule" '^XATTR dironly follow=0 err=0 '
+grep -q 'leak=yes' <<<"$out" && fail "hidden: an attribute hidden by a rule was read: $(grep 'leak=yes' <<<"$out")" ||
+	pass "hidden: no hidden attribute read"
 hid "IDNAME on a numeric-ids module" '^IDNAME 1 0 found=0 name=$'
 hid "IDNAME gid, numeric-ids module" '^IDNAME 2 0 found=0 name=$'
 hid "script completed"               '^DONE$'
@@ -287,10 +319,16 @@ lk() { # lk NAME REGEX
 for p in alias/s.txt alias/inner/i.txt chain_a/s.txt pub/up/s.txt; do
 	lk "OPEN $p (through a link into a hidden dir)" "^OPEN $p err=2 fd=-1"
 done
-lk "OPEN a final link: not followed"          '^OPEN klink err=40 fd=-1'
-lk "OPEN final link with .. to hidden"         '^OPEN dotdot_priv err=40 fd=-1'
-lk "OPEN through an absolute link"             '^OPEN abs/passwd err=18 fd=-1'
-lk "OPEN through an escaping link"             '^OPEN esc/passwd err=18 fd=-1'
+lk "OPEN a final link onto a hidden file"     '^OPEN klink err=2 fd=-1'
+lk "OPEN a final link into a hidden dir"       '^OPEN slink err=2 fd=-1'
+lk "OPEN final link with .. to hidden"         '^OPEN dotdot_priv err=2 fd=-1'
+lk "OPEN absolute target, from the module root" '^OPEN rootabs err=0 fd=yes passwd=no data=ok$'
+lk "OPEN .. above the root stays at the root"  '^OPEN rootesc err=0 fd=yes passwd=no data=ok$'
+lk "OPEN absolute target onto a hidden file"   '^OPEN rootpriv err=2 fd=-1'
+lk "OPEN through 40 links"                     '^OPEN l0 err=0 fd=yes passwd=no data=ok$'
+lk "OPEN through 41 links: ELOOP"              '^OPEN m0 err=40 fd=-1'
+lk "OPEN through an absolute link (no /etc in the module)" '^OPEN abs/passwd err=2 fd=-1'
+lk "OPEN through an escaping link"             '^OPEN esc/passwd err=2 fd=-1'
 lk "OPEN through a loop"                       '^OPEN loop_a/x err=40 fd=-1'
 lk "OPEN through a visible dir link"           '^OPEN publink/ok.txt err=0 fd=yes passwd=no data=ok$'
 lk "OPEN two levels through a visible link"    '^OPEN publink/sub/n err=0 fd=yes passwd=no data=n$'
@@ -304,8 +342,8 @@ for p in alias/s.txt alias/inner chain_a/inner/i.txt pub/up/s.txt; do
 done
 lk "STAT follow loop: ELOOP"                   '^STAT loop_a follow=1 err=40 '
 lk "STAT follow self-loop: ELOOP"              '^STAT self follow=1 err=40 '
-lk "STAT follow absolute: EXDEV"               '^STAT abs follow=1 err=18 .*is_etc=no'
-lk "STAT follow escaping: EXDEV"               '^STAT esc follow=1 err=18 '
+lk "STAT follow absolute: beneath the root"    '^STAT abs follow=1 err=2 .*is_etc=no'
+lk "STAT follow escaping: beneath the root"    '^STAT esc follow=1 err=2 '
 lk "STAT follow visible dir link"              '^STAT publink follow=1 err=0 mode=40755 '
 lk "STAT through visible dir link"             '^STAT publink/ok.txt follow=0 err=0 mode=100644 .* size=3 '
 lk "STAT follow a link with .."                '^STAT dotdot_ok follow=1 err=0 mode=100644 .* size=3 '
@@ -320,9 +358,30 @@ done
 lk "LIST through a visible link, x.key left out" '^LIST publink/sub err=0 n=3 names='
 grep -Eq '^LIST publink/sub .*x\.key' <<<"$out" && fail "links: x.key listed through a link" ||
 	pass "links: x.key not listed through a link"
-lk "LIST a final link: not followed"           '^LIST alias err=20 n=0 names=$'
-lk "LIST through an escaping link"             '^LIST esc/x err=18 n=0 names=$'
+lk "LIST a final link into a hidden dir"      '^LIST alias err=2 n=0 names=$'
+lk "LIST a chain into a hidden dir"            '^LIST chain_a err=2 n=0 names=$'
+lk "LIST a final link, followed, filtered"     '^LIST publink err=0 n=[0-9]+ names=.*ok\.txt'
+grep -Eq '^LIST publink .*hidden\.key' <<<"$out" && fail "links: hidden.key listed through a followed link" ||
+	pass "links: hidden.key not listed through a followed link"
+lk "LIST an absolute dir link"                 '^LIST rootabsdir err=0 n=[0-9]+ names=.*ok\.txt'
+lk "LIST through an escaping link"             '^LIST esc/x err=2 n=0 names=$'
 lk "LIST through a loop"                       '^LIST loop_a/x err=40 n=0 names=$'
+for p in alias/s.txt alias/inner/i.txt chain_a/s.txt pub/up/s.txt dotdot_priv alias klink slink chain_a pub/up \
+	pub/up/s.txt alias/inner pub/sub/klink2 rootpriv; do
+	lk "XATTR follow $p: hidden"               "^XATTR $p follow=1 err=2 count=0 leak=no names=$"
+done
+lk "XATTR follow a loop: ELOOP"                '^XATTR loop_a follow=1 err=40 count=0 '
+lk "XATTR follow 41 links: ELOOP"              '^XATTR m0 follow=1 err=40 count=0 '
+lk "XATTR follow absolute: beneath the root"   '^XATTR abs follow=1 err=2 count=0 '
+lk "XATTR follow escaping: beneath the root"   '^XATTR esc follow=1 err=2 count=0 '
+if [ "$XA" = 1 ]; then
+	lk "XATTR follow a visible dir link"       '^XATTR publink follow=1 err=0 count=1 leak=no names=user\.ok$'
+	lk "XATTR through a visible dir link"      '^XATTR publink/ok\.txt follow=1 err=0 count=1 leak=no names=user\.ok$'
+	lk "XATTR follow 40 links"                 '^XATTR l0 follow=1 err=0 count=1 leak=no names=user\.ok$'
+	lk "XATTR follow an absolute link, from the module root" '^XATTR rootabs follow=1 err=0 count=1 leak=no names=user\.ok$'
+fi
+grep -q 'leak=yes' <<<"$out" && fail "links: a hidden file's attributes read: $(grep 'leak=yes' <<<"$out")" ||
+	pass "links: no hidden file's attributes read"
 lk "READLINK through a link into a hidden dir" '^READLINK alias/inner/ilink err=2 len=0$'
 lk "READLINK through a chain"                  '^READLINK chain_a/inner/ilink err=2 len=0$'
 lk "READLINK through a visible link"           '^READLINK publink/sub/klink2 err=0 len=13$'
@@ -335,11 +394,14 @@ for f in private private/s.txt private/inner private/inner/i.txt pub/hidden.key 
 done
 [ -z "$seen" ] && pass "links: no hidden file or directory stat through a link (inodes)" ||
 	fail "links: stat of hidden$seen"
-wait_log "$TMP/log" "refused path 'abs/passwd' escaping module lnk" && pass "links: absolute target logged" ||
-	fail "links: absolute target not logged"
+wait_log "$TMP/log" "path 'abs/passwd' in module lnk: a link leads above the module root, resolved beneath it" &&
+	pass "links: absolute target logged" || fail "links: absolute target not logged"
 after=$(new_log "$before")
-grep -q "refused path 'esc/passwd' escaping module lnk" <<<"$after" && pass "links: escape logged" ||
+grep -q "path 'esc/passwd' in module lnk: a link leads above the module root" <<<"$after" && pass "links: escape logged" ||
 	fail "links: escape not logged"
+n=$(grep -c "in module lnk: a link leads above the module root" <<<"$after")
+[ "$n" = 10 ] && pass "links: links above the root logged 10 times in the session, no more" ||
+	fail "links: links above the root logged $n times"
 grep -q "refused path 'loop_a/x' in module lnk: Too many levels of symbolic links" <<<"$after" &&
 	pass "links: loop logged" || fail "links: loop not logged"
 grep -Eq "refused path '(alias|chain|pub/up)" <<<"$after" && fail "links: a hidden path was logged as refused" ||
@@ -371,45 +433,54 @@ has() { # has NAME REGEX: a reported line matches
 has "root listing"                '^LIST  err=0 n=8 names=.*link_to_etc->/etc'
 has "listing: long target"        '^LIST  err=0 .*long_link->LONG'
 has "listing: in-module link"     '^LIST  err=0 .*in_link->file'
-has "OPEN via link to /etc"       '^OPEN link_to_etc/passwd err=(18|40) fd=-1'
-has "OPEN absolute symlink"       '^OPEN abs_link err=(18|40) fd=-1'
-has "OPEN relative escape"        '^OPEN up_link err=(18|40) fd=-1'
-has "STAT FOLLOW out of module"   '^STAT link_to_etc follow=1 err=(18|40) .*is_etc=no'
+has "OPEN via link to /etc"       '^OPEN link_to_etc/passwd err=2 fd=-1'
+has "OPEN absolute symlink"       '^OPEN abs_link err=2 fd=-1'
+has "OPEN relative escape"        '^OPEN up_link err=2 fd=-1'
+has "STAT FOLLOW out of module"   '^STAT link_to_etc follow=1 err=2 .*is_etc=no'
 has "STAT link itself"            '^STAT link_to_etc follow=0 err=0 mode=120777 link=1 target=/etc is_etc=no'
-has "STAT through link to /etc"   '^STAT link_to_etc/passwd follow=0 err=(18|40) '
-has "LIST link to /etc refused"   '^LIST link_to_etc err=(20|40) n=0 names=$'
+has "STAT through link to /etc"   '^STAT link_to_etc/passwd follow=0 err=2 '
+has "LIST link to /etc: no /etc in the module" '^LIST link_to_etc err=2 n=0 names=$'
 has "READLINK link"               '^READLINK link_to_etc err=0 len=4$'
 has "READLINK regular file"       '^READLINK file err=22 len=0$'
 has "READLINK long target"        '^READLINK long_link err=0 len=300$'
 has "STAT long link"              '^STAT long_link follow=0 err=0 mode=120777 link=2 '
 has "OPEN directory refused"      '^OPEN d err=22 fd=-1'
 has "OPEN fifo refused"           '^OPEN fifo err=22 fd=-1'
-has "OPEN in-module link (nofollow)" '^OPEN in_link err=40 fd=-1'
+has "OPEN in-module link, followed" '^OPEN in_link err=0 fd=yes passwd=no'
 has "STAT FOLLOW in-module link"  '^STAT in_link follow=1 err=0 mode=100644 '
 has "OPEN regular file"           '^OPEN file err=0 fd=yes passwd=no'
+has "XATTR follow a link to /etc"  '^XATTR link_to_etc follow=1 err=2 count=0 leak=no'
+has "XATTR through a link to /etc" '^XATTR link_to_etc/passwd follow=0 err=2 count=0 leak=no'
+has "XATTR follow absolute link"   '^XATTR abs_link follow=1 err=2 count=0 leak=no'
+has "XATTR follow relative escape" '^XATTR up_link follow=1 err=2 count=0 leak=no'
+has "XATTR of a link itself: none" '^XATTR up_link follow=0 err=0 count=0 leak=no'
+if [ "$XA" = 1 ]; then
+	has "XATTR follow in-module link" '^XATTR in_link follow=1 err=0 count=1 leak=no names=user\.in$'
+	has "XATTR regular file"          '^XATTR file follow=0 err=0 count=1 leak=no names=user\.in$'
+fi
+grep -q 'leak=yes' <<<"$out" && fail "an attribute outside the module read" || pass "no attribute outside the module read"
 has "descriptor cap"              '^CAP ok=32 emfile=8$'
 has "IDNAME uid 0"                '^IDNAME 1 0 found=1 name=root$'
 has "IDNAME gid 0"                '^IDNAME 2 0 found=1 name=root$'
 has "IDNAME unknown uid"          '^IDNAME 1 4000000000 found=0 name=$'
 has "LIST d before the swap"      '^LIST d err=0 n=1 names=passwd$'
-has "OPEN d/passwd after swap"    '^OPEN d/passwd err=(18|40) fd=-1 passwd=no'
-has "STAT d/passwd after swap"    '^STAT d/passwd follow=1 err=(18|40) .*is_etc=no'
-has "LIST d after swap"           '^LIST d err=(20|40) n=0 names=$'
+has "OPEN d/passwd after swap"    '^OPEN d/passwd err=2 fd=-1 passwd=no'
+has "STAT d/passwd after swap"    '^STAT d/passwd follow=1 err=2 .*is_etc=no'
+has "LIST d after swap"           '^LIST d err=2 n=0 names=$'
 has "script completed"            '^DONE$'
 [ "$(grep -c 'passwd=yes' <<<"$out")" = 0 ] && pass "no descriptor outside the module" ||
 	fail "a descriptor outside the module: $(grep 'passwd=yes' <<<"$out")"
 grep -q 'is_etc=yes' <<<"$out" && fail "STAT returned /etc" || pass "no stat of /etc"
 grep -q ' no answer' <<<"$out" && fail "monitor stopped answering: $(grep ' no answer' <<<"$out" | head -n 1)" ||
 	pass "every request answered"
-wait_log "$TMP/log" "refused path 'd/passwd' escaping module pub" && pass "swap refusal logged" || fail "swap refusal not logged"
+wait_log "$TMP/log" "path 'link_to_etc/passwd' in module pub: a link leads above the module root" &&
+	pass "escape via link logged" || fail "escape via link not logged"
 after=$(new_log "$before")
-grep -q "refused path 'link_to_etc/passwd' escaping module pub" <<<"$after" && pass "escape via link logged" ||
-	fail "escape via link not logged"
 grep -Eq 'killed by signal|seccomp|SIGSYS' <<<"$after" && fail "monitor or worker killed: $(grep -E 'signal|seccomp' <<<"$after")" ||
 	pass "no seccomp kill during the script"
 [ "$NFAIL" = 0 ] || echo "$out" | sed 's/^/    /'
 # A refused path with a newline and an escape sequence is logged escaped.
-grep -q "refused path 'link_to_etc/\\\\0122026/01/01 00:00:00 \\[1\\] forged\\\\033\\[2J'" <<<"$after" &&
+grep -q "path 'link_to_etc/\\\\0122026/01/01 00:00:00 \\[1\\] forged\\\\033\\[2J' in module pub" <<<"$after" &&
 	pass "refused path sanitized in the log" || fail "refused path not sanitized"
 grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "forged log line" || pass "no forged log line"
 

@@ -3,7 +3,8 @@
 # starts the real worker on a socketpair, exactly as prsyncd-monitor does,
 # answers honestly from a made-up module until one chosen answer, and sends
 # that one crafted: for every monitor-to-worker type (INIT, MODLIST,
-# MODLIST_END, SELECT, XFERLOG, STAT, LIST, LIST_END, READLINK, OPEN, IDNAME) the
+# MODLIST_END, SELECT, AUTHREQ, XFERLOG, STAT, LIST, LIST_END, READLINK, OPEN,
+# IDNAME, XATTR, XATTR_END; the last two with -X at protocol 32) the
 # framing faults (body length, magic, sequence, short and oversized
 # records, flags, two descriptors, a worker type, a valid answer of the
 # wrong type, an answer nobody asked for) and every body field the
@@ -41,6 +42,8 @@ declare -A specific=(
 	[open]="nofd:fd fd-with-err:fd err-big:fd mode-dir:field handle0:field nsec:field"
 	[idname]="found-empty:field found2:field notfound-with-name:field str:str"
 	[authreq]="chal-short:field pad:field newline:field blank:field chal-long:field str:str"
+	[xattr]="used0:field used-big:field"
+	[xattr_end]="err-neg:field err-with-count:field count-big:field total-big:field count-no-total:field"
 )
 # How the worker reports a bad answer at each point, and the exit status.
 declare -A logfmt=(
@@ -48,13 +51,13 @@ declare -A logfmt=(
 	[xferlog]="invalid answer from the monitor: %s"
 	[stat]="invalid answer from the monitor: %s" [readlink]="invalid answer from the monitor: %s"
 	[open]="invalid answer from the monitor: %s" [idname]="invalid answer from the monitor: %s"
-	[authreq]="invalid answer from the monitor: %s"
+	[authreq]="invalid answer from the monitor: %s" [xattr]="invalid answer from the monitor: %s" [xattr_end]="invalid answer from the monitor: %s"
 	[list]="bad listing answer from the monitor: %s" [list_end]="bad listing answer from the monitor: %s"
 	[modlist]="invalid answer from the monitor: %s" [modlist_end]="invalid answer from the monitor: %s"
 )
 declare -A status=(
 	[init]=14 [select]=14 [authreq]=14 [xferlog]=14 [stat]=14 [readlink]=14 [open]=14 [idname]=14 [list]=14 [list_end]=14
-	[modlist]=10 [modlist_end]=10
+	[modlist]=10 [modlist_end]=10 [xattr]=14 [xattr_end]=14
 )
 
 # run_case POINT:FAULT: one fake monitor, one client; sets RES, COUT, CRC.
@@ -70,6 +73,8 @@ run_case() {
 	case $p in
 	init|modlist|modlist_end)
 		COUT=$(rawclient "$port" --send '@RSYNCD: 32.0 md5\n\n' --timeout 10 2>&1); CRC=$?;;
+	xattr|xattr_end)
+		COUT=$(rsync_client -aX --protocol=32 "rsync://127.0.0.1:$port/pub/" "$TMP/dest/" 2>&1); CRC=$?;;
 	*)
 		COUT=$(rsync_client -a "rsync://127.0.0.1:$port/pub/" "$TMP/dest/" 2>&1); CRC=$?;;
 	esac
@@ -113,10 +118,11 @@ expect_refused() {
 	return 0
 }
 
-for p in init modlist modlist_end select authreq xferlog stat list list_end readlink open idname; do
+for p in init modlist modlist_end select authreq xferlog stat list list_end readlink open idname xattr xattr_end; do
 	for f in $generic; do
 		case $p:$f in
 		modlist_end:short|modlist_end:big|list_end:short|list_end:big|idname:short|idname:big) continue;;
+		xattr_end:short|xattr_end:big) continue;;
 		esac
 		case $p:$f in
 		idname:type) expect_refused "$p" type "" "unexpected answer PR_M_LIST_END from the monitor";;
@@ -132,6 +138,11 @@ expect_refused select unsolicited "" "unexpected answer PR_M_MODLIST_END from th
 expect_refused xferlog unsolicited "" "unexpected answer PR_M_MODLIST_END from the monitor"
 expect_refused stat unsolicited "" "unexpected answer PR_M_MODLIST_END from the monitor" # the next request is a LIST
 expect_refused readlink unsolicited "" "unexpected answer PR_M_MODLIST_END from the monitor"
+# XATTR answers that pass the validator but lie: a malformed record, totals
+# that are not the pieces', more pieces than the bound
+expect_refused xattr rec-bad "" "malformed xattr records from the monitor"
+expect_refused xattr_end total-lie "" "bad xattr answer from the monitor: 13 bytes for 14"
+expect_refused xattr overflow "" "bad xattr answer from the monitor: more than 1048576 bytes"
 
 # Valid answers whose descriptor is not what they say: the worker reads
 # what it can, reports a read error for that file, and the session ends

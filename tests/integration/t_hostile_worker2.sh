@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The hostile worker, completed (tests/tools/hostile_worker2.c in place of
-# prsyncd-worker): every one of the thirteen worker requests sent malformed
+# prsyncd-worker): every one of the fourteen worker requests sent malformed
 # end to end (body length, descriptor, flags, magic, a field, a string);
 # monitor-to-worker types sent by the worker; several descriptors; a
 # descriptor the monitor must drop unread; every request out of state and
 # repeated; volume (10,000 opens against the descriptor quota, 10,000
 # open/close pairs, a LIST flood read and unread, a LOG flood, thousands
 # of selections and IDNAMEs); paths through every file type, a symlink
-# swapped while requests run, and /proc magic links.  Each attack must end
+# swapped while requests run, and /proc magic links (XATTR too: nothing
+# outside the module has its attributes read).  Each attack must end
 # with its log line (or be answered correctly), the monitor must hold no
 # descriptor it handed out, stay bounded in memory, and the listener must
 # keep serving.
@@ -41,6 +42,15 @@ ln "$TMP/hsecret" "$M/hard_secret"
 echo "module file" > "$M/sw"
 ln -s /etc/passwd "$M/sw.link"
 ln -s /etc "$M/swd.link"
+ln -s ../outside "$M/lnk_outside"
+# attributes: one inside; a marker on what lies outside the module
+XA=0
+if command -v setfattr >/dev/null && setfattr -n user.in -v inside "$M/file" 2>/dev/null &&
+	setfattr -n user.mark -v OUTSIDE "$TMP/outside" && setfattr -n user.mark -v OUTSIDE "$TMP/hsecret"; then
+	XA=1
+else
+	echo "SKIP: XATTR answers with attributes (no setfattr, or no user xattrs under $TMP)"
+fi
 cat > "$TMP/conf" <<CONF
 handshake timeout = 5
 [pub]
@@ -132,7 +142,7 @@ expect_end() {
 inval() { echo "invalid message from worker \\($1"; }
 
 # --- every worker request, malformed end to end ----------------------------
-for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME HELLO AUTH; do
+for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME HELLO AUTH XATTR; do
 	expect_end "hdr len $t" "$(inval 'wrong body length for type')"
 	expect_end "hdr fd $t" "$(inval 'descriptor missing or unexpected')"
 	expect_end "hdr flagfd $t" "$(inval 'descriptor missing or unexpected')"
@@ -144,10 +154,10 @@ for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME HELL
 	*) expect_end "hdr field $t" "$(inval 'field out of range')";;
 	esac
 	case $t in
-	LOG|SELECT|LIST|STAT|OPEN|READLINK|HELLO|AUTH) expect_end "hdr str $t" "$(inval 'malformed string field')";;
+	LOG|SELECT|LIST|STAT|OPEN|READLINK|HELLO|AUTH|XATTR) expect_end "hdr str $t" "$(inval 'malformed string field')";;
 	esac
 done
-for t in INIT MODLIST MODLIST_END SELECT LIST LIST_END STAT OPEN READLINK IDNAME AUTHREQ; do
+for t in INIT MODLIST MODLIST_END SELECT LIST LIST_END STAT OPEN READLINK IDNAME AUTHREQ XATTR XATTR_END; do
 	expect_end "dir $t" "$(inval 'message sent in the wrong direction')"
 done
 expect_end "fds 2" "$(inval 'more than one descriptor')"
@@ -161,7 +171,8 @@ for c in READY-twice:READY MODLIST-before-READY:MODLIST LIST-before-READY:LIST M
 	SELECT-after-MODLIST:SELECT LIST-after-MODLIST:LIST MODLIST-after-SELECT:MODLIST \
 	READY-after-SELECT:READY SELECT-after-failed-SELECT:SELECT LOG-after-EXIT:LOG EXIT-twice:EXIT \
 	READY-after-EXIT:READY OPEN-after-EXIT:OPEN AUTH-before-SELECT:AUTH AUTH-after-SELECT:AUTH \
-	AUTH-twice:AUTH SELECT-during-AUTH:SELECT HELLO-after-SELECT:HELLO HELLO-during-AUTH:HELLO; do
+	AUTH-twice:AUTH SELECT-during-AUTH:SELECT HELLO-after-SELECT:HELLO HELLO-during-AUTH:HELLO \
+	XATTR-before-SELECT:XATTR XATTR-after-EXIT:XATTR; do
 	expect_end "oos ${c%%:*}" "worker sent PR_W_${c##*:} in a state where it is not permitted; ending session"
 done
 
@@ -242,23 +253,42 @@ has "OPEN regular file"                '^OPEN file err=0 fd=yes outside=no$'
 for n in dir fifo chr blk sock; do
 	has "OPEN $n refused"              "^OPEN $n err=(22|6) fd=no"
 done
+# OPEN follows a final link as open(2) does in rsyncd's chroot: to a file
+# in the module it opens it, to anything else it refuses as for the type,
+# and an absolute or escaping target resolves beneath the module root
+# (no /dev or /proc there).
+has "OPEN link to a file: followed"    '^OPEN lnk_file err=0 fd=yes outside=no$'
+has "OPEN link to a fifo: refused"     '^OPEN lnk_fifo err=22 fd=no'
+has "OPEN link to a device: refused"   '^OPEN lnk_chr err=22 fd=no'
 for n in lnk_file lnk_fifo lnk_chr lnk_dev_null lnk_proc_fd lnk_proc_fd_rel lnk_proc_root; do
-	has "OPEN $n: link not followed"   "^OPEN $n err=40 fd=no"
+	case $n in lnk_dev_null|lnk_proc*) has "OPEN $n: beneath the module root" "^OPEN $n err=2 fd=no" ;; esac
 	has "READLINK $n"                  "^READLINK $n err=0 target=."
 done
 has "STAT follow in-module link"       '^STAT lnk_file follow=1 err=0 type=reg$'
 has "STAT follow link to fifo"         '^STAT lnk_fifo follow=1 err=0 type=fifo$'
 has "STAT follow link to chr"          '^STAT lnk_chr follow=1 err=0 type=chr$'
 for n in lnk_dev_null lnk_proc_fd lnk_proc_fd_rel lnk_proc_root; do
-	has "STAT follow $n refused"       "^STAT $n follow=1 err=(18|40) type=-$"
+	has "STAT follow $n: beneath the module root" "^STAT $n follow=1 err=2 type=-$"
 done
 has "hard link to a root-only secret: EACCES" '^OPEN hard_secret err=13 fd=no'
 has "LIST of a fifo refused"           '^LIST fifo err=20 n=0$'
-has "LIST of a link refused"           '^LIST lnk_proc_root err=(20|40) n=0$'
+has "LIST of a link out: not there"    '^LIST lnk_proc_root err=2 n=0$'
 has "READLINK of a device: EINVAL"     '^READLINK chr err=22 target=$'
+# XATTR goes through the same resolver: regular files and directories
+# only, links followed only beneath the module, nothing outside read.
+[ "$XA" = 1 ] && has "XATTR of a file: its attribute" '^XATTR file follow=0 err=0 count=1 bytes=[0-9]+ outside=no$'
+has "XATTR of a directory"             '^XATTR dir follow=0 err=0 count=0 '
+for n in fifo chr blk sock lnk_file; do
+	has "XATTR of $n: none read"        "^XATTR $n follow=0 err=0 count=0 bytes=0 "
+done
+[ "$XA" = 1 ] && has "XATTR follow an in-module link" '^XATTR lnk_file follow=1 err=0 count=1 '
+for n in lnk_dev_null lnk_proc_fd lnk_proc_fd_rel lnk_proc_root lnk_outside; do
+	has "XATTR follow $n: beneath the module root" "^XATTR $n follow=1 err=2 count=0 bytes=0 outside=no$"
+done
+has "XATTR of a root-only hard link: EACCES" '^XATTR hard_secret follow=0 err=13 count=0 '
 has "ftype script completed"           '^DONE$'
-grep -q 'outside=yes' <<<"$out" && fail "a descriptor outside the module: $(grep 'outside=yes' <<<"$out")" ||
-	pass "no descriptor outside the module (every file type)"
+grep -q 'outside=yes' <<<"$out" && fail "a descriptor or attribute outside the module: $(grep 'outside=yes' <<<"$out")" ||
+	pass "no descriptor or attribute outside the module (every file type)"
 grep -q ' no answer' <<<"$out" && fail "monitor stopped answering: $(grep ' no answer' <<<"$out" | head -n 1)" ||
 	pass "every file-type request answered"
 
@@ -280,14 +310,26 @@ o=$(sed -n 's/.* opened=\([0-9]*\) refused=\([0-9]*\) .*/\1 \2/p' <<<"$line")
 	fail "swap race did not hit both states: $line"
 
 # --- /proc as a module: magic links never resolve --------------------------------
+# (Their text is followed as any link's, beneath the module root: "/"
+# is /proc itself, a directory, "/dev/null" is not there.)
 out=$(client proc)
 for p in self/fd/0 self/fd/3 self/root self/root/etc/passwd self/cwd self/exe 1/root/etc/passwd thread-self/root; do
-	has "procmod OPEN $p refused"      "^OPEN $p err=(40|13|18) fd=no"
+	has "procmod OPEN $p refused"      "^OPEN $p err=(40|13|18|2|22) fd=no outside=no"
 done
 # Regular files of procfs: the non-dumpable monitor's own memory and
 # environment are root's, so the module uid cannot open them.
 has "procmod OPEN self/mem refused"    '^OPEN self/mem err=13 fd=no'
 has "procmod OPEN self/environ refused" '^OPEN self/environ err=13 fd=no'
+# XATTR follows as STAT does: a magic link's text read as any link's
+# ("/" for self/root, self/cwd and a descriptor on the root: /proc
+# itself, which has no attributes), never the object it stands for.
+for p in self/fd/0 self/fd/3 self/root self/root/etc/passwd self/cwd self/exe 1/root/etc/passwd thread-self/root; do
+	if grep -q "^STAT $p follow=1 err=0 type=dir$" <<<"$out"; then
+		has "procmod XATTR $p: /proc's own (none)" "^XATTR $p follow=1 err=0 count=0 bytes=0 outside=no$"
+	else
+		has "procmod XATTR $p refused"     "^XATTR $p follow=1 err=(40|13|18|2|20) count=0 bytes=0 outside=no$"
+	fi
+done
 has "procmod script completed"         '^DONE$'
 grep -q 'outside=yes' <<<"$out" && fail "procmod: a descriptor outside: $(grep 'outside=yes' <<<"$out")" ||
 	pass "procmod: no magic link followed"

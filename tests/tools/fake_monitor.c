@@ -10,7 +10,8 @@
  *
  * CASE is POINT:FAULT.  POINT is the answer to corrupt: init, modlist,
  * modlist_end, select, xferlog, stat, list, list_end, readlink, open, idname,
- * authreq (a login challenge in place of the selection's answer).
+ * xattr, xattr_end, authreq (a login challenge in place of the selection's
+ * answer).
  * FAULT is either generic (len, magic, seq, short, big, flagbad, fds2,
  * dir: a worker type, type: a valid answer of another type, unsolicited:
  * the right answer plus one nobody asked for) or specific to the point
@@ -282,6 +283,22 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
 		else return 0;
 		return 1;
 	}
+	case PR_M_XATTR:
+		if (!strcmp(f, "used0")) m->u.xattr.used = 0;
+		else if (!strcmp(f, "used-big")) m->u.xattr.used = PR_XATTR_DATA + 1;
+		else return 0;
+		return 1;
+	case PR_M_XATTR_END: {
+		struct pr_m_xattr_end *b = &m->u.xattr_end;
+
+		if (!strcmp(f, "err-neg")) { b->err = -1; b->count = b->total = 0; }
+		else if (!strcmp(f, "err-with-count")) { b->err = 2; b->count = 1; b->total = 9; }
+		else if (!strcmp(f, "count-big")) { b->count = PR_XATTR_COUNT_MAX + 1; b->total = 9; }
+		else if (!strcmp(f, "total-big")) { b->count = 1; b->total = PR_XATTR_TOTAL_MAX + 1; }
+		else if (!strcmp(f, "count-no-total")) { b->count = 1; b->total = 0; }
+		else return 0;
+		return 1;
+	}
 	case PR_M_IDNAME: {
 		struct pr_m_idname *b = &m->u.midname;
 
@@ -455,6 +472,45 @@ static void serve_request(const struct pr_msg *r)
 			fd = file_fd();
 		}
 		answer(&m, fd, "open");
+		break;
+	}
+	case PR_W_XATTR: {
+		/* "f" has one attribute, user.a = "1"; the rest none.  Semantic
+		 * lies pass the validator: a malformed record, totals that do not
+		 * match the pieces, more pieces than the bound. */
+		static const unsigned char rec[] = { 6, 0, 1, 0, 0, 0, 'u', 's', 'e', 'r', '.', 'a', '1' };
+		int here = !injected && strcmp(point, "xattr") == 0;
+		uint32_t count = 0, total = 0;
+
+		if (strcmp(r->u.stat.path.s, "f") == 0) {
+			pr_msg_init(&m, PR_M_XATTR);
+			memcpy(m.u.xattr.data, rec, sizeof(rec));
+			m.u.xattr.used = sizeof(rec);
+			if (here && strcmp(fault, "rec-bad") == 0) {
+				m.u.xattr.data[0] = 0; /* a name of 0 bytes */
+				injected = 1;
+			} else if (here && strcmp(fault, "overflow") == 0) {
+				m.u.xattr.used = PR_XATTR_DATA;
+				for (uint32_t i = 0; i <= PR_XATTR_TOTAL_MAX / PR_XATTR_DATA; i++)
+					send_ok(&m, -1);
+				injected = 1;
+			}
+			answer(&m, -1, "xattr");
+			count = 1;
+			total = sizeof(rec);
+		}
+		pr_msg_init(&m, PR_M_XATTR_END);
+		m.u.xattr_end.count = count;
+		m.u.xattr_end.total = total;
+		if (!injected && strcmp(point, "xattr_end") == 0 && strcmp(fault, "total-lie") == 0) {
+			if (!count) { /* lie about one with records */
+				send_ok(&m, -1);
+				break;
+			}
+			m.u.xattr_end.total = total + 1;
+			injected = 1;
+		}
+		answer(&m, -1, "xattr_end");
 		break;
 	}
 	case PR_W_IDNAME:

@@ -110,7 +110,7 @@ static void send_path(enum pr_msg_type type, const char *path, uint32_t flags)
 	struct pr_msg m;
 
 	pr_msg_init(&m, type);
-	if (type == PR_W_STAT) {
+	if (type == PR_W_STAT || type == PR_W_XATTR) {
 		m.u.stat.flags = flags;
 		pr_str_set_relpath(&m.u.stat.path, path);
 	} else {
@@ -134,7 +134,8 @@ static void send_valid(const char *op)
 		pr_ipc_send(&ipc, &m, -1);
 	} else {
 		send_path(strcmp(op, "LIST") == 0 ? PR_W_LIST : strcmp(op, "STAT") == 0 ? PR_W_STAT :
-			  strcmp(op, "OPEN") == 0 ? PR_W_OPEN : PR_W_READLINK, "file", 0);
+			  strcmp(op, "OPEN") == 0 ? PR_W_OPEN : strcmp(op, "XATTR") == 0 ? PR_W_XATTR :
+			  PR_W_READLINK, "file", 0);
 	}
 }
 
@@ -238,6 +239,48 @@ static void do_stat(const char *path, uint32_t flags)
 {
 	send_path(PR_W_STAT, path, flags);
 	stat_answer(path, flags);
+}
+
+/* XATTR: the answer's err and count, the names, and whether a value
+ * holds the test's marker for what must not be read ("LEAKED"). */
+static void do_xattr(const char *path, uint32_t flags)
+{
+	char names[1024] = "";
+	struct pr_msg m;
+	size_t used = 0, bytes = 0;
+	int fd, leak = 0;
+
+	send_path(PR_W_XATTR, path, flags);
+	for (int i = 0; i < 2000; i++) {
+		if (answer(&m, &fd) < 0 || (m.h.type != PR_M_XATTR && m.h.type != PR_M_XATTR_END)) {
+			report("XATTR %s no answer", path);
+			return;
+		}
+		if (m.h.type == PR_M_XATTR_END) {
+			report("XATTR %s follow=%u err=%d count=%u leak=%s names=%s", path, flags, m.u.xattr_end.err,
+			       m.u.xattr_end.count, leak ? "yes" : "no", names);
+			return;
+		}
+		leak |= memmem(m.u.xattr.data, m.u.xattr.used, "LEAKED", 6) != NULL;
+		/* the names, from records that fit one piece (the test's are small) */
+		for (size_t off = 0; bytes == 0 && off + 6 <= m.u.xattr.used;) {
+			uint16_t nl;
+			uint32_t vl;
+			int w;
+
+			memcpy(&nl, m.u.xattr.data + off, 2);
+			memcpy(&vl, m.u.xattr.data + off + 2, 4);
+			if (off + 6 + nl + vl > m.u.xattr.used)
+				break;
+			w = snprintf(names + used, sizeof(names) - used, "%s%.*s", used ? "," : "", (int)nl,
+				     (const char *)m.u.xattr.data + off + 6);
+			if (w > 0 && (size_t)w < sizeof(names) - used)
+				used += (size_t)w;
+			off += 6u + nl + vl;
+		}
+		bytes += m.u.xattr.used;
+	}
+	report("XATTR %s endless", path);
 }
 
 static void do_list(const char *path)
@@ -358,6 +401,13 @@ static int fs_script(void)
 	open_close("fifo");
 	open_close("in_link");
 	do_stat("in_link", PR_STAT_FOLLOW);
+	do_xattr("link_to_etc", PR_STAT_FOLLOW);
+	do_xattr("link_to_etc/passwd", 0);
+	do_xattr("abs_link", PR_STAT_FOLLOW);
+	do_xattr("up_link", PR_STAT_FOLLOW);
+	do_xattr("up_link", 0);
+	do_xattr("in_link", PR_STAT_FOLLOW);
+	do_xattr("file", 0);
 	open_close("file");
 	open_cap();
 	open_close("file");
@@ -400,6 +450,10 @@ static int fs_hidden(void)
 	}
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
 		do_readlink(links[i]);
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+		do_xattr(stats[i], 0);
+		do_xattr(stats[i], PR_STAT_FOLLOW);
+	}
 	/* "hid" uses numeric ids (chroot default): no names to learn */
 	do_idname(PR_ID_USER, 0);
 	do_idname(PR_ID_GROUP, 0);
@@ -421,7 +475,7 @@ static int fs_links(void)
 						   "loop_a", "self", "abs", "esc", "publink", "publink/ok.txt",
 						   "dotdot_ok", "l0", "m0", "pub/sub/klink2", "intdir/x" };
 	static const char *const lists[] = { "", "alias/inner", "chain_a/inner", "pub/up/inner", "publink/sub",
-					     "abs", "esc/x", "loop_a/x", "alias", "publink" };
+					     "abs", "esc/x", "loop_a/x", "alias", "publink", "rootabsdir", "chain_a" };
 	static const char *const links[] = { "alias/inner/ilink", "chain_a/inner/ilink", "publink/sub/klink2",
 					     "alias", "klink", "publink/sub/ok_link" };
 	struct pr_msg m;
@@ -430,7 +484,13 @@ static int fs_links(void)
 		return 1;
 	for (size_t i = 0; i < sizeof(hidden_open) / sizeof(hidden_open[0]); i++)
 		open_close(hidden_open[i]);
-	open_close("klink");          /* the last component is not followed: ELOOP */
+	open_close("klink");          /* followed, onto a hidden file */
+	open_close("slink");
+	open_close("rootabs");        /* absolute: from the module root, as in a chroot */
+	open_close("rootesc");        /* ".." above the root stays at the root */
+	open_close("rootpriv");       /* absolute, onto a hidden file */
+	open_close("l0");             /* 40 links */
+	open_close("m0");             /* 41 */
 	open_close("abs/passwd");
 	open_close("esc/passwd");
 	open_close("loop_a/x");
@@ -445,6 +505,12 @@ static int fs_links(void)
 		do_list(lists[i]);
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
 		do_readlink(links[i]);
+	for (size_t i = 0; i < sizeof(hidden_open) / sizeof(hidden_open[0]); i++)
+		do_xattr(hidden_open[i], PR_STAT_FOLLOW);
+	for (size_t i = 0; i < sizeof(follow_stat) / sizeof(follow_stat[0]); i++)
+		do_xattr(follow_stat[i], PR_STAT_FOLLOW);
+	do_xattr("rootpriv", PR_STAT_FOLLOW);
+	do_xattr("rootabs", PR_STAT_FOLLOW);
 	do_stat("pub/ok.txt", 0); /* the inode the swap test compares with */
 	report("DONE");
 	pr_msg_init(&m, PR_W_EXIT);
@@ -504,6 +570,7 @@ static int fs_bad(const char *op, const char *c)
 	static const struct { const char *name; enum pr_msg_type type; } ops[] = {
 		{ "LIST", PR_W_LIST }, { "OPEN", PR_W_OPEN }, { "STAT", PR_W_STAT },
 		{ "READLINK", PR_W_READLINK }, { "IDNAME", PR_W_IDNAME }, { "CLOSE", PR_W_CLOSE },
+		{ "XATTR", PR_W_XATTR },
 	};
 	struct pr_msg m;
 	struct pr_str_relpath *p;
@@ -514,7 +581,7 @@ static int fs_bad(const char *op, const char *c)
 	if (i == sizeof(ops) / sizeof(ops[0]) || select_module("pub") < 0)
 		return 3;
 	pr_msg_init(&m, ops[i].type);
-	p = ops[i].type == PR_W_STAT ? &m.u.stat.path : &m.u.path.path;
+	p = ops[i].type == PR_W_STAT || ops[i].type == PR_W_XATTR ? &m.u.stat.path : &m.u.path.path;
 	if (strcmp(c, "kind3") == 0) {
 		m.u.idname.kind = 3;
 	} else if (strcmp(c, "handle0") == 0) {

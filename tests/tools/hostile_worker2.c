@@ -4,7 +4,7 @@
  * the monitor exactly like the real worker (client socket on fd 3, channel
  * on fd 4), it reads one mode line from the test client and then:
  *
- *   hdr FAULT TYPE   a worker request of TYPE (every one of the thirteen),
+ *   hdr FAULT TYPE   a worker request of TYPE (every one of the fourteen),
  *                    broken in one way: len (body length), fd (a descriptor
  *                    rides along), flagfd (descriptor flag, no descriptor),
  *                    flagbad (unknown flag bit), magic, field (a body field
@@ -185,7 +185,7 @@ static void send_path(enum pr_msg_type type, const char *path, uint32_t flags)
 	struct pr_msg m;
 
 	pr_msg_init(&m, type);
-	if (type == PR_W_STAT) {
+	if (type == PR_W_STAT || type == PR_W_XATTR) {
 		m.u.stat.flags = flags;
 		pr_str_set_relpath(&m.u.stat.path, path);
 	} else {
@@ -211,7 +211,7 @@ static int begin_auth(void)
 	return 0;
 }
 
-/* --- the thirteen worker requests, valid, then broken ---------------------- */
+/* --- the fourteen worker requests, valid, then broken ---------------------- */
 
 /* fs: 1 = after selecting "pub", 2 = after the challenge of "auth" */
 static const struct { const char *name; enum pr_msg_type type; int fs; } wtypes[] = {
@@ -219,14 +219,14 @@ static const struct { const char *name; enum pr_msg_type type; int fs; } wtypes[
 	{ "SELECT", PR_W_SELECT, 0 },   { "EXIT", PR_W_EXIT, 0 },     { "LIST", PR_W_LIST, 1 },
 	{ "STAT", PR_W_STAT, 1 },       { "OPEN", PR_W_OPEN, 1 },     { "CLOSE", PR_W_CLOSE, 1 },
 	{ "READLINK", PR_W_READLINK, 1 }, { "IDNAME", PR_W_IDNAME, 1 },
-	{ "HELLO", PR_W_HELLO, 0 },     { "AUTH", PR_W_AUTH, 2 },
+	{ "HELLO", PR_W_HELLO, 0 },     { "AUTH", PR_W_AUTH, 2 }, { "XATTR", PR_W_XATTR, 1 },
 };
 
 static const struct { const char *name; enum pr_msg_type type; } mtypes[] = {
 	{ "INIT", PR_M_INIT }, { "MODLIST", PR_M_MODLIST }, { "MODLIST_END", PR_M_MODLIST_END },
 	{ "SELECT", PR_M_SELECT }, { "LIST", PR_M_LIST }, { "LIST_END", PR_M_LIST_END },
 	{ "STAT", PR_M_STAT }, { "OPEN", PR_M_OPEN }, { "READLINK", PR_M_READLINK },
-	{ "IDNAME", PR_M_IDNAME }, { "AUTHREQ", PR_M_AUTHREQ },
+	{ "IDNAME", PR_M_IDNAME }, { "AUTHREQ", PR_M_AUTHREQ }, { "XATTR", PR_M_XATTR }, { "XATTR_END", PR_M_XATTR_END },
 };
 
 static void build_valid(struct pr_msg *m, enum pr_msg_type t)
@@ -236,7 +236,7 @@ static void build_valid(struct pr_msg *m, enum pr_msg_type t)
 	case PR_W_READY: m->u.ready.pid = (uint32_t)getpid(); break;
 	case PR_W_LOG: m->u.log.level = PR_LOG_INFO; pr_str_set_text(&m->u.log.text, "x"); break;
 	case PR_W_SELECT: pr_str_set_name(&m->u.wselect.module, "pub"); break;
-	case PR_W_STAT: pr_str_set_relpath(&m->u.stat.path, "file"); break;
+	case PR_W_STAT: case PR_W_XATTR: pr_str_set_relpath(&m->u.stat.path, "file"); break;
 	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "file"); break;
 	case PR_W_CLOSE: m->u.close.handle = 1; break;
 	case PR_W_IDNAME: m->u.idname.kind = PR_ID_USER; break;
@@ -254,7 +254,7 @@ static int bad_field(struct pr_msg *m)
 	case PR_W_LOG: m->u.log.level = 5; return 1;
 	case PR_W_SELECT: pr_str_set_name(&m->u.wselect.module, ""); return 1;
 	case PR_W_EXIT: m->u.exit.code = 256; return 1;
-	case PR_W_STAT: m->u.stat.flags = 0x80; return 1;
+	case PR_W_STAT: case PR_W_XATTR: m->u.stat.flags = 0x80; return 1;
 	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "a/../file"); return 1;
 	case PR_W_CLOSE: m->u.close.handle = 0; return 1;
 	case PR_W_IDNAME: m->u.idname.kind = 0; return 1;
@@ -274,7 +274,7 @@ static int bad_str(struct pr_msg *m)
 	switch (m->h.type) {
 	case PR_W_LOG: s = m->u.log.text.s; cap = sizeof(m->u.log.text.s); len = &m->u.log.text.len; break;
 	case PR_W_SELECT: s = m->u.wselect.module.s; cap = sizeof(m->u.wselect.module.s); len = &m->u.wselect.module.len; break;
-	case PR_W_STAT: s = m->u.stat.path.s; cap = sizeof(m->u.stat.path.s); len = &m->u.stat.path.len; break;
+	case PR_W_STAT: case PR_W_XATTR: s = m->u.stat.path.s; cap = sizeof(m->u.stat.path.s); len = &m->u.stat.path.len; break;
 	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK:
 		s = m->u.path.path.s; cap = sizeof(m->u.path.path.s); len = &m->u.path.path.len; break;
 	case PR_W_HELLO: s = m->u.hello.digests.s; cap = sizeof(m->u.hello.digests.s); len = &m->u.hello.digests.len; break;
@@ -517,6 +517,15 @@ static int mode_oos(const char *c)
 			return 1;
 		send_exit();
 		send_path(PR_W_OPEN, "file", 0);
+	} else if (strcmp(c, "XATTR-before-SELECT") == 0) {
+		ready();
+		send_path(PR_W_XATTR, "file", 0);
+	} else if (strcmp(c, "XATTR-after-EXIT") == 0) {
+		ready();
+		if (select_mod("pub") < 0)
+			return 1;
+		send_exit();
+		send_path(PR_W_XATTR, "file", PR_STAT_FOLLOW);
 	} else {
 		return 3;
 	}
@@ -823,6 +832,31 @@ static const char *outside(int fd)
 	return "no";
 }
 
+/* XATTR: err, the records counted, and whether a value holds the test's
+ * outside marker (an attribute of a file outside the module). */
+static void xattr_one(const char *path, uint32_t follow)
+{
+	struct pr_msg m;
+	size_t bytes = 0;
+	int fd, out = 0;
+
+	send_path(PR_W_XATTR, path, follow);
+	for (int i = 0; i < 2000; i++) {
+		if (answer(&m, &fd) < 0 || (m.h.type != PR_M_XATTR && m.h.type != PR_M_XATTR_END)) {
+			report("XATTR %s no answer", path);
+			return;
+		}
+		if (m.h.type == PR_M_XATTR_END) {
+			report("XATTR %s follow=%u err=%d count=%u bytes=%zu outside=%s", path, follow,
+			       m.u.xattr_end.err, m.u.xattr_end.count, bytes, out ? "yes" : "no");
+			return;
+		}
+		bytes += m.u.xattr.used;
+		out |= memmem(m.u.xattr.data, m.u.xattr.used, "OUTSIDE", 7) != NULL;
+	}
+	report("XATTR %s endless", path);
+}
+
 static void probe(const char *path)
 {
 	struct pr_msg m;
@@ -848,13 +882,15 @@ static void probe(const char *path)
 		report("READLINK %s err=%d target=%s", path, m.u.readlink.err, m.u.readlink.target.s);
 	fd = list_one(path, &err);
 	report("LIST %s err=%d n=%d", path, err, fd);
+	xattr_one(path, 0);
+	xattr_one(path, PR_STAT_FOLLOW);
 }
 
 static int mode_ftype(void)
 {
 	static const char *const names[] = { "file", "dir", "fifo", "chr", "blk", "sock", "lnk_file",
 					     "lnk_fifo", "lnk_chr", "lnk_dev_null", "lnk_proc_fd",
-					     "lnk_proc_fd_rel", "lnk_proc_root", "hard_secret" };
+					     "lnk_proc_fd_rel", "lnk_proc_root", "hard_secret", "lnk_outside" };
 	struct pr_msg m;
 	struct pr_dirent d;
 	int fd;
@@ -903,7 +939,7 @@ static int mode_swap(int n)
 			out += strcmp(outside(fd), "yes") == 0;
 			close_one(fd, h);
 		} else {
-			refused += err == EXDEV || err == ELOOP;
+			refused += err == EXDEV || err == ELOOP || err == ENOENT; /* ENOENT: beneath the root */
 		}
 		send_path(PR_W_STAT, path, PR_STAT_FOLLOW);
 		if (answer(&m, &fd) < 0 || m.h.type != PR_M_STAT) {
@@ -946,6 +982,7 @@ static int mode_proc(void)
 		if (answer(&m, &fd) == 0 && m.h.type == PR_M_STAT)
 			report("STAT %s follow=1 err=%d type=%s", paths[i], m.u.mstat.err,
 			       m.u.mstat.err ? "-" : ftype(m.u.mstat.st.mode));
+		xattr_one(paths[i], PR_STAT_FOLLOW);
 	}
 	report("DONE");
 	send_exit();

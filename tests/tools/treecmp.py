@@ -25,6 +25,10 @@ Options:
   --only-in-a-ok        paths only in B are differences, paths only in A
                         are not (A is a superset, e.g. a source tree)
   --max=N               print at most N differences (default 20)
+  --xattrs              compare extended attributes too (names and values,
+                        system.posix_acl_* included, so ACLs too; symlinks'
+                        own, not followed); --xattrs=NAMEPREFIX,... limits
+                        the comparison to names with those prefixes
 
 Prints the differences and "treecmp: N differences"; exit 0 if none, 1 if
 any, 2 on usage errors.
@@ -97,6 +101,24 @@ def scan(root, ignore):
     return out
 
 
+def xattrs(root, rel, prefixes):
+    """name -> value of a path's own attributes (a symlink's, not followed)."""
+    p = os.path.join(os.fsencode(root), rel) if rel != b"." else os.fsencode(root)
+    try:
+        names = os.listxattr(p, follow_symlinks=False)
+    except OSError:
+        return {}
+    out = {}
+    for nm in names:
+        if prefixes and not any(nm.startswith(x) for x in prefixes):
+            continue
+        try:
+            out[nm] = os.getxattr(p, nm, follow_symlinks=False)
+        except OSError as e:
+            out[nm] = "unreadable: %s" % e.strerror
+    return out
+
+
 def owner_names(st, numeric):
     if numeric:
         return (st.st_uid, st.st_gid)
@@ -118,7 +140,7 @@ def trunc_time(ns, prec):
 def main(argv):
     opts = {"times": "ns", "times_dirs": True, "times_links": True,
             "perms": True, "owner": True, "numeric": False, "hardlinks": True,
-            "root_attrs": True, "max": 20, "a_superset": False}
+            "root_attrs": True, "max": 20, "a_superset": False, "xattrs": None}
     ignore = []
     paths = []
     for a in argv:
@@ -143,6 +165,10 @@ def main(argv):
             opts["hardlinks"] = False
         elif a == "--no-root-attrs":
             opts["root_attrs"] = False
+        elif a == "--xattrs":
+            opts["xattrs"] = []
+        elif a.startswith("--xattrs="):
+            opts["xattrs"] = [x for x in a.split("=", 1)[1].split(",") if x]
         elif a == "--only-in-a-ok":
             opts["a_superset"] = True
         elif a.startswith("--ignore="):
@@ -198,6 +224,12 @@ def main(argv):
             diffs.append("%s: %s vs %s" % (n, xa, xb))
         if is_root and not opts["root_attrs"]:
             continue
+        if opts["xattrs"] is not None:
+            ea, eb = xattrs(paths[0], rel, opts["xattrs"]), xattrs(paths[1], rel, opts["xattrs"])
+            for nm in sorted(set(ea) | set(eb)):
+                if ea.get(nm) != eb.get(nm):
+                    diffs.append("%s: xattr %s: %s vs %s" % (n, nm, esc(ea.get(nm, b"(none)"))[:60],
+                                                            esc(eb.get(nm, b"(none)"))[:60]))
         if opts["perms"] and ta != "symlink" and stat.S_IMODE(sa.st_mode) != stat.S_IMODE(sb.st_mode):
             diffs.append("%s: mode %04o vs %04o" % (n, stat.S_IMODE(sa.st_mode), stat.S_IMODE(sb.st_mode)))
         if opts["owner"]:

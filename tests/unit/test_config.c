@@ -67,6 +67,7 @@ static void test_defaults(void)
 		CHECK(m->list == 1 && m->read_only == 1 && m->write_only == 0);
 		CHECK(m->uid == NULL && m->gid == NULL);
 		CHECK(m->use_chroot == 1);
+		CHECK(m->munge_symlinks == -1 && m->insecure_links == 0); /* rsyncd's defaults */
 		CHECK(m->line == 1);
 	}
 	cfg_free(&c);
@@ -136,6 +137,8 @@ static void test_modules(void)
 		  "\tuid = nobody\n"
 		  "\tgid = nogroup\n"
 		  "\tuse chroot = no\n"
+		  "\tmunge symlinks = no\n"
+		  "\tinsecure links = yes\n"
 		  "\twrite only = no\n"
 		  "\tread only = yes\n"
 		  "\n"
@@ -147,9 +150,10 @@ static void test_modules(void)
 	CHECK(m && m->list == 0 && m->read_only == 1 && m->write_only == 0);
 	CHECK(m && streq(m->uid, "nobody") && streq(m->gid, "nogroup"));
 	CHECK(m && m->use_chroot == 0 && m->line == 2);
+	CHECK(m && m->munge_symlinks == 0 && m->insecure_links == 1);
 	/* Trimmed, inner blanks squeezed, as rsyncd does. */
 	m = cfg_find_module(&c, "other name");
-	CHECK(m && streq(m->path, "/srv/o") && m->line == 12 && m->list == 1);
+	CHECK(m && streq(m->path, "/srv/o") && m->line == 14 && m->list == 1);
 	CHECK(cfg_find_module(&c, "PUB") == NULL);
 	CHECK(cfg_find_module(&c, "nope") == NULL);
 	CHECK(cfg_find_module(&c, "") == NULL);

@@ -61,6 +61,9 @@ static const struct type_info types[] = {
 	{ PR_W_START, PR_DIR_TO_MONITOR, sizeof(struct pr_w_start), 0 },
 	{ PR_M_XFERLOG, PR_DIR_TO_WORKER, sizeof(struct pr_m_xferlog), 0 },
 	{ PR_W_XFER, PR_DIR_TO_MONITOR, sizeof(struct pr_w_xfer), 0 },
+	{ PR_M_XATTR, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr), 0 },
+	{ PR_M_XATTR_END, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr_end), 0 },
+	{ PR_W_XATTR, PR_DIR_TO_MONITOR, sizeof(struct pr_w_stat), 0 },
 };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 
@@ -348,6 +351,29 @@ static void base_xfer_link(struct pr_msg *m)
 	set_text(&x->target, "../elsewhere/target");
 }
 
+static void base_wxattr(struct pr_msg *m)
+{
+	pr_msg_init(m, PR_W_XATTR);
+	m->u.stat.flags = 0;
+	set_relpath(&m->u.stat.path, "dir/file");
+}
+
+static void base_mxattr(struct pr_msg *m)
+{
+	pr_msg_init(m, PR_M_XATTR);
+	static const unsigned char rec[11] = { 1, 0, 2, 0, 0, 0, 'a', 'x', 'y' };
+
+	m->u.xattr.used = 9;
+	memcpy(m->u.xattr.data, rec, 9);
+}
+
+static void base_mxattr_end(struct pr_msg *m)
+{
+	pr_msg_init(m, PR_M_XATTR_END);
+	m->u.xattr_end.count = 1;
+	m->u.xattr_end.total = 9;
+}
+
 /* A valid message of the type, without descriptor. */
 static void build(struct pr_msg *m, enum pr_msg_type t)
 {
@@ -375,6 +401,9 @@ static void build(struct pr_msg *m, enum pr_msg_type t)
 	case PR_W_STAT: base_wstat(m); return;
 	case PR_W_OPEN: base_wopen(m); return;
 	case PR_W_READLINK: base_wreadlink(m); return;
+	case PR_W_XATTR: base_wxattr(m); return;
+	case PR_M_XATTR: base_mxattr(m); return;
+	case PR_M_XATTR_END: base_mxattr_end(m); return;
 	case PR_W_CLOSE:
 		pr_msg_init(m, t);
 		m->u.close.handle = 7;
@@ -545,7 +574,7 @@ static void test_unknown_types(void)
 {
 	/* gaps of the enum, its ends, and real types with a high byte set
 	 * (a validator comparing only the low byte would take them) */
-	static const uint16_t bad[] = { PR_MSG_NONE, 12, 14, 26, 63, PR_MSG_TYPE_MAX, 79, 90,
+	static const uint16_t bad[] = { PR_MSG_NONE, 12, 14, 17, 26, 63, PR_MSG_TYPE_MAX, 80, 90,
 					127, 128, 0x0100 | PR_M_INIT, 0x0100 | PR_M_OPEN,
 					0x0100 | PR_W_READY, 0x0100 | PR_W_STAT, 0x8000,
 					0xfffe, 0xffff };
@@ -807,6 +836,13 @@ static void test_select_fields(void)
 	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.numeric_ids, 0xffffffffu,
 	      "numeric_ids huge");
 	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.numeric_ids, 1, "numeric_ids 1");
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.module_flags, PR_MOD_ALL, "module_flags, all known");
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.module_flags, PR_MOD_MUNGE, "module_flags munge");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.module_flags, PR_MOD_ALL + 1u, "module_flags unknown bit");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.module_flags, 0x80000000u, "module_flags high bit");
+	base_select_err(&m);
+	m.u.select.module_flags = PR_MOD_MUNGE;
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "ERROR with module_flags");
 
 	base_select_ok(&m);
 	set_name(&m.u.select.module, "");
@@ -1016,12 +1052,12 @@ static void relpath_case(int want, const char *s, size_t len, const char *what)
 #define RP(want, lit) relpath_case((want), (lit), sizeof(lit) - 1, "\"" lit "\"")
 
 static void (*const path_bases[])(struct pr_msg *) = {
-	base_wlist, base_wstat, base_wopen, base_wreadlink,
+	base_wlist, base_wstat, base_wopen, base_wreadlink, base_wxattr,
 };
 
 static struct pr_str_relpath *path_field(struct pr_msg *m)
 {
-	return m->h.type == PR_W_STAT ? &m->u.stat.path : &m->u.path.path;
+	return m->h.type == PR_W_STAT || m->h.type == PR_W_XATTR ? &m->u.stat.path : &m->u.path.path;
 }
 
 /* Every path-carrying request with path s (len bytes, then a NUL). */
@@ -1244,6 +1280,42 @@ static void test_xferlog_fields(void)
 	base_xfer_link(&m);
 	set_text(&m.u.xfer.target, "");
 	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "a symlink without its target");
+}
+
+/* XATTR and its answers: a request's flags, the pieces' sizes, the end's
+ * errno and totals (bounded, and no totals with an error). */
+static void test_xattr_fields(void)
+{
+	struct pr_msg m;
+
+	FIELD(PR_W_XATTR, PR_MSG_OK, u.stat.flags, PR_STAT_FOLLOW, "flags FOLLOW");
+	FIELD(PR_W_XATTR, PR_MSG_EBADFIELD, u.stat.flags, 2, "flags 2");
+	FIELD(PR_W_XATTR, PR_MSG_EBADFIELD, u.stat.flags, 0xffffffffu, "flags huge");
+	FIELD(PR_M_XATTR, PR_MSG_EBADFIELD, u.xattr.used, 0, "used 0");
+	FIELD(PR_M_XATTR, PR_MSG_OK, u.xattr.used, PR_XATTR_DATA, "used, all of it");
+	FIELD(PR_M_XATTR, PR_MSG_EBADFIELD, u.xattr.used, PR_XATTR_DATA + 1, "used beyond the data");
+	FIELD(PR_M_XATTR, PR_MSG_EBADFIELD, u.xattr.used, 0xffffffffu, "used huge");
+	FIELD(PR_M_XATTR_END, PR_MSG_OK, u.xattr_end.count, PR_XATTR_COUNT_MAX, "count at the bound");
+	FIELD(PR_M_XATTR_END, PR_MSG_EBADFIELD, u.xattr_end.count, PR_XATTR_COUNT_MAX + 1, "count beyond");
+	FIELD(PR_M_XATTR_END, PR_MSG_OK, u.xattr_end.total, PR_XATTR_TOTAL_MAX, "total at the bound");
+	FIELD(PR_M_XATTR_END, PR_MSG_EBADFIELD, u.xattr_end.total, PR_XATTR_TOTAL_MAX + 1, "total beyond");
+	FIELD(PR_M_XATTR_END, PR_MSG_EBADFIELD, u.xattr_end.err, -1, "err negative");
+	FIELD(PR_M_XATTR_END, PR_MSG_EBADFIELD, u.xattr_end.err, 4096, "err huge");
+	FIELD(PR_M_XATTR_END, PR_MSG_EBADFIELD, u.xattr_end.count, 0, "records without a count");
+	FIELD(PR_M_XATTR_END, PR_MSG_EBADFIELD, u.xattr_end.total, 0, "a count without bytes");
+	pr_msg_init(&m, PR_M_XATTR_END);
+	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "none at all");
+	m.u.xattr_end.err = 2;
+	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "an error, nothing else");
+	m.u.xattr_end.count = 1;
+	m.u.xattr_end.total = 9;
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "an error with records");
+	base_mxattr(&m);
+	m.h.flags = PR_F_FD;
+	reject(&m, PR_DIR_TO_WORKER, 1, "a piece with a descriptor");
+	base_wxattr(&m);
+	m.h.len = sizeof(struct pr_w_path);
+	expect(PR_MSG_EBADLEN, &m, PR_DIR_TO_MONITOR, 0, "XATTR with a LIST body");
 }
 
 static void test_close_idname_fields(void)
@@ -2734,6 +2806,7 @@ int main(void)
 	test_auth_fields();
 	test_relpath();
 	test_wstat_fields();
+	test_xattr_fields();
 	test_close_idname_fields();
 	test_xferlog_fields();
 	test_list_end_fields();

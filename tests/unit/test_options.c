@@ -306,7 +306,9 @@ static void test_captures(void)
 	CHECK(o.remove_source_files);
 	options_free(&o);
 
-	FAILS(WIRE(32, cap_acl), "rsync: The server is configured to refuse --acls (-A)");
+	OK(WIRE(32, cap_acl));
+	CHECK(o.acls == 1 && o.xattrs == 1 && o.perms && o.recursive);
+	options_free(&o);
 	FAILS(WIRE(32, cap_cdev), "rsync: The server is configured to refuse --copy-devices");
 	/* --iconv: the module decides (refuse.c); the parser takes it. */
 	OK(WIRE(32, cap_iconv));
@@ -623,12 +625,21 @@ static void test_errors(void)
 	      "rsync: The server is configured to refuse --log-file-format");
 	FAILS(P(32, "--server", "--sender", "--log-file", ".", "m/"),
 	      "rsync: The server is configured to refuse --log-file");
+	/* rsync 3.5.0 refuses a client's --insecure-links (-M--insecure-links,
+	 * captured), and takes its negation */
+	FAILS(P(32, "--server", "--sender", "--insecure-links", ".", "m/"),
+	      "rsync: The server is configured to refuse --insecure-links");
+	CHECK(P(32, "--server", "--sender", "--no-insecure-links", "-L", ".", "m/") == 0 && o.copy_links == 1);
+	options_free(&o);
+	CHECK(P(32, "--server", "--sender", "-k", "--copy-unsafe-links", "--safe-links", "--munge-links", ".", "m/") == 0 &&
+	      o.copy_dirlinks == 1 && o.copy_unsafe_links == 1 && o.safe_links == 1);
+	options_free(&o);
 
 	/* ours (no stock equivalent or stock misbehaves) */
-	FAILS(P(32, "--server", "--sender", "-X", ".", "m/"),
-	      "rsync: The server is configured to refuse --xattrs (-X)");
-	FAILS(P(32, "--server", "--sender", "--acls", ".", "m/"),
-	      "rsync: The server is configured to refuse --acls (-A)");
+	CHECK(P(32, "--server", "--sender", "-XX", ".", "m/") == 0 && o.xattrs == 2 && !o.acls);
+	options_free(&o);
+	CHECK(P(32, "--server", "--sender", "--acls", "--no-acls", "-A", ".", "m/") == 0 && o.acls == 1);
+	options_free(&o);
 	FAILS(P(32, "--server", "--sender", "-rf- *.o", ".", "m/"),
 	      "rsync: The server is configured to refuse --filter (-f)");
 	FAILS(P(32, "--server", "--sender", "-F", ".", "m/"),
