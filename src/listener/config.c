@@ -175,7 +175,9 @@ static const struct param params[] = {
 	{ "ignore nonreadable", S_MODULE, .kind = K_IGNORED },
 	{ "transfer logging", S_MODULE, .kind = K_IGNORED },
 	{ "log format", S_MODULE, .kind = K_IGNORED },
-	{ "timeout", S_MODULE, .kind = K_IGNORED },
+	/* Client silence, enforced by the worker (conn.c); in the global
+	 * section also the bound on the text phase before selection. */
+	{ "timeout", S_MODULE, .kind = K_INT, .off = M(timeout), .lo = 0, .hi = 1000000 },
 	{ "refuse options", S_MODULE, .kind = K_IGNORED },
 	{ "dont compress", S_MODULE, .kind = K_STR, .off = M(dont_compress),
 	  .check = check_dont_compress },
@@ -813,6 +815,7 @@ int cfg_parse(const char *name, const char *text, size_t len, struct cfg *out,
 		rc = fail_at(&p, 0, "no text");
 	else
 		rc = len ? parse_lines(&p, text, len) : 0;
+	c.timeout = p.defaults.timeout;
 	module_free(&p.defaults);
 	if (rc) {
 		cfg_free(&c);

@@ -260,6 +260,8 @@ static int h_select(struct session *s, const struct pr_msg *m)
 	if (mod->dont_compress &&
 	    pr_str_set_text(&out.u.select.dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0)
 		return -1;
+	out.u.select.timeout = (uint32_t)mod->timeout;
+	out.u.select.args_timeout = cfg_handshake_bound(s->cfg.handshake_timeout, mod->timeout);
 	return send_msg(s, &out, -1);
 }
 
@@ -387,7 +389,9 @@ static void report_exit(struct session *s, int status, int kmsg_fd)
 /* Serve the worker until it exits, it misbehaves, or the deadline passes. */
 static void serve(struct session *s, int deadline_secs)
 {
-	int64_t deadline = now_ms() + (int64_t)deadline_secs * 1000;
+	/* A backstop: the worker enforces the same bound on the client and
+	 * ends first; the slack lets it say so itself. */
+	int64_t deadline = now_ms() + (int64_t)deadline_secs * 1000 + 2000;
 
 	while (!s->done) {
 		struct pollfd p = { .fd = s->ipc.fd, .events = POLLIN };
@@ -395,7 +399,7 @@ static void serve(struct session *s, int deadline_secs)
 		const char *why;
 		int fd, timeout = -1, rc;
 
-		if (s->state & (ST_STARTING | ST_HANDSHAKE)) {
+		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_LISTED)) {
 			int64_t left = deadline - now_ms();
 
 			if (left <= 0) {
@@ -442,7 +446,7 @@ static int prepare_init(struct session *s, struct pr_msg *m, int has_motd)
 	struct pr_m_init *b = &m->u.init;
 
 	pr_msg_init(m, PR_M_INIT);
-	b->handshake_timeout = (uint32_t)s->cfg.handshake_timeout;
+	b->handshake_timeout = cfg_handshake_bound(s->cfg.handshake_timeout, s->cfg.timeout);
 	b->has_motd = has_motd ? 1 : 0;
 	b->max_protocol = 32;
 	pr_str_set_text_trunc(&b->client_addr, s->addr);
@@ -571,14 +575,17 @@ int session_main(const struct session_opts *o)
 	log_msg(PR_LOG_INFO, "connect from %s (%s)", s->host, s->addr);
 	if (getpeername(PR_FD_CLIENT, (struct sockaddr *)&peer, &peerlen) < 0)
 		peerlen = 0;
-	if (claim_host(s, peerlen ? (struct sockaddr *)&peer : NULL, peerlen, 0) < 0)
+	if (claim_host(s, peerlen ? (struct sockaddr *)&peer : NULL, peerlen, 0) < 0) {
+		free(s);
 		return 1;
+	}
 
 	if (emptydir_check(s->cfg.worker_chroot, geteuid(), 0, err, sizeof(err)) < 0 ||
 	    prepare_init(s, &init, 0) < 0) {
 		if (err[0])
 			log_msg(PR_LOG_ERR, "%s", err);
 		refuse_early("@ERROR: daemon setup error");
+		free(s);
 		return 1;
 	}
 	if (s->cfg.motd_file != NULL) {

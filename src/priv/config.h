@@ -42,6 +42,8 @@
 			     * contents, read at load), NULL = unset */                 \
 	INT(max_connections) /* 0 = unlimited, < 0 = always full (as rsyncd) */        \
 	STR(lock_file)     /* accepted, unused: the listener counts connections */     \
+	INT(timeout)       /* seconds of client silence that end a session, and the   \
+			    * bound on the argument phase; 0 = none (rsyncd's default) */ \
 	INT(line)          /* line of the section header, for messages */
 
 #define CFG_GLOBAL_FIELDS(STR, INT, STRV)                                              \
@@ -55,7 +57,9 @@
 	INT(handshake_timeout) /* seconds, default 30, range 1..3600 */                 \
 	STR(syslog_facility)   /* default "daemon" */                                   \
 	INT(reverse_lookup)    /* default 1 */                                          \
-	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */
+	INT(max_connections_per_host) /* sessions per client address, 0 = unlimited */ \
+	INT(timeout)           /* the global section's "timeout": bounds the text phase \
+				* before a module is chosen; 0 = unset */
 
 #define CFG_DECL_STR(f) char *f;
 #define CFG_DECL_INT(f) int f;
@@ -77,6 +81,22 @@ struct cfg {
 	size_t nwarnings;
 	char **warnings;
 };
+
+/*
+ * The bound on a text phase of the handshake (greeting and module name, or
+ * the argument list after a selection), as rsync 3.5.0 bounds it: 60 s, or
+ * the applicable `timeout` if smaller, or prsyncd's own `handshake timeout`
+ * if that is smaller still.
+ */
+#define CFG_HANDSHAKE_CAP 60
+static inline unsigned cfg_handshake_bound(int handshake_timeout, int timeout)
+{
+	int b = handshake_timeout < CFG_HANDSHAKE_CAP ? handshake_timeout : CFG_HANDSHAKE_CAP;
+
+	if (timeout > 0 && timeout < b)
+		b = timeout;
+	return b > 0 ? (unsigned)b : 1u;
+}
 
 /*
  * Parse a file.  On success returns 0 and fills *out (to be freed with

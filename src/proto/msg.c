@@ -86,13 +86,15 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 		return PR_MSG_EBADFIELD;
 	switch (b->status) {
 	case PR_SELECT_OK:
-		if (b->module.len == 0 || b->error.len != 0)
+		if (b->module.len == 0 || b->error.len != 0 || b->timeout > PR_TIMEOUT_MAX ||
+		    b->args_timeout < 1 || b->args_timeout > 3600)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	case PR_SELECT_ERROR:
 		if (b->error.len == 0 || strncmp(b->error.s, "@ERROR: ", 8) != 0 ||
 		    strchr(b->error.s, '\n') != NULL || b->module.len != 0 || b->read_only != 0 ||
-		    b->numeric_ids != 0 || b->dont_compress.len != 0)
+		    b->numeric_ids != 0 || b->dont_compress.len != 0 || b->timeout != 0 ||
+		    b->args_timeout != 0)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	default:

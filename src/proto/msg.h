@@ -156,7 +156,14 @@ struct pr_m_select {
 	/* OK only: the module's "dont compress" patterns; "" = unset (the
 	 * default list), " " = set but empty (nothing is exempt) */
 	struct pr_str_text dont_compress;
+	/* OK only: the module's `timeout` (seconds of client silence that end
+	 * the session, 0 = none, at most PR_TIMEOUT_MAX), and the bound on the
+	 * argument phase that follows the selection (1..3600 s) */
+	uint32_t timeout;
+	uint32_t args_timeout;
 };
+
+#define PR_TIMEOUT_MAX 1000000u
 
 enum pr_log_level {
 	PR_LOG_ERR = 1,

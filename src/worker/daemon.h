@@ -14,6 +14,8 @@ struct handshake {
 	int read_only;
 	int numeric_ids;         /* the module maps no names (rsyncd: chrooted modules) */
 	char dont_compress[1024];/* the module's "dont compress" patterns, "" = default list, " " = none */
+	unsigned timeout;        /* the module's `timeout`, 0 = none */
+	unsigned args_timeout;   /* bound on the argument phase, from the selection */
 };
 
 /*

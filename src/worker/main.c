@@ -75,7 +75,5 @@ int main(int argc, char **argv)
 	setup_session(&sess);
 	filters_recv(&sess);
 	files_from_recv(&sess);
-	/* The handshake deadline ends here; --timeout governs from now on. */
-	client.deadline_ms = 0;
 	sender_run(&sess);
 }

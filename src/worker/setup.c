@@ -50,9 +50,14 @@ static void read_args(struct sess *s, struct arglist *a, int nul)
 			unsigned char ch;
 			int r = conn_read_exact(s->c, &ch, 1);
 
+			if (r == CONN_TIMEOUT) {
+				mon_log(PR_LOG_WARNING, "daemon handshake timeout (%u s) in the argument list -- "
+					"exiting (code %d)", s->hs.args_timeout, RERR_TIMEOUT);
+				mon_exit(RERR_TIMEOUT);
+			}
 			if (r != CONN_OK) {
 				mon_log(PR_LOG_WARNING, "reading arguments: %s", conn_strerror(r));
-				mon_exit(r == CONN_TIMEOUT ? RERR_TIMEOUT : RERR_STREAMIO);
+				mon_exit(RERR_STREAMIO);
 			}
 			if (nul ? ch == '\0' : (ch == '\n' || ch == '\r'))
 				break;
@@ -263,7 +268,7 @@ void setup_session(struct sess *s)
 	const char *cluster, *caps = NULL;
 	char err[IO_MSG_TEXT_MAX];
 	size_t at = 0;
-	int flags;
+	int flags, timeout;
 
 	if (a == NULL)
 		mon_exit(RERR_MALLOC);
@@ -356,10 +361,16 @@ void setup_session(struct sess *s)
 	write_seed(s, s->xfer.seed);
 
 	io_start_mux(&s->io);
-	if (s->opt.timeout > 0) {
-		io_set_timeout(&s->io, s->opt.timeout);
+	/* The handshake bound ends here: from now on the client's silence is
+	 * bounded by the smaller of its --timeout and the module's. */
+	s->c->deadline_ms = 0;
+	timeout = s->opt.timeout;
+	if (s->hs.timeout > 0 && (timeout == 0 || (unsigned)timeout > s->hs.timeout))
+		timeout = (int)s->hs.timeout;
+	if (timeout > 0) {
+		io_set_timeout(&s->io, timeout);
 		if (s->protocol >= 31)
-			io_send_int_msg(&s->io, MSG_IO_TIMEOUT, s->opt.timeout);
+			io_send_int_msg(&s->io, MSG_IO_TIMEOUT, timeout);
 	}
 	mon_log(PR_LOG_DEBUG, "protocol %d, compat flags 0x%x, checksum %s, compress %s", s->protocol,
 		flags, csum_name(s->xfer.type), cpres_name(s->cpres));
