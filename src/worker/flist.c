@@ -23,6 +23,10 @@
 #include "mon.h"
 
 #define NAME_MAX_LEN 4095          /* receivers reject l1 + l2 >= 4096 */
+/* Buffers for an argument being sanitized and joined: longer than any
+ * argument (5120 bytes) or --files-from name, so nothing is cut short
+ * before the monitor can say "too long". */
+#define ARG_PATH_MAX (2 * PR_RELPATH_MAX + 2)
 #define FLIST_MAX_ENTRIES (16u << 20)
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -189,6 +193,9 @@ int flist_module_path(const struct flist *fl, const struct fentry *f, char *buf,
  * ".." components (".." removes the previous component and never climbs
  * above the module root).  *dotdir says whether the argument named a
  * directory's contents (trailing "/", "/." or "/..", or nothing at all).
+ * The result is never longer than the input, so with cap > strlen(in)
+ * nothing is ever dropped: an over-long name stays whole and the monitor
+ * request for it fails with ENAMETOOLONG, as stat(2) fails for rsyncd.
  */
 static void sanitize(const char *in, char *out, size_t cap, int *dotdir)
 {
@@ -420,17 +427,22 @@ static void add_implied(struct sess *s, struct scan *sc, uint32_t root, const ch
 
 #define GLOB_MAX 65536
 
-struct globctx { const char *pat; char **out; size_t n, cap; const char *prefix; };
+struct globctx { const char *pat; char **out; size_t n, cap; const char *prefix; int dirs_only; };
 
 static int glob_entry(void *ctx, const struct pr_dirent *d)
 {
 	struct globctx *g = ctx;
 	char name[256], path[PR_RELPATH_MAX];
+	struct pr_stat st;
 
 	memcpy(name, d->name, d->name_len);
 	name[d->name_len] = '\0';
 	if (fnmatch(g->pat, name, 0) != 0 || g->n >= GLOB_MAX ||
 	    join(path, sizeof(path), g->prefix, name) < 0)
+		return 0;
+	/* "pat/" matches directories only (links to them too), as glob(3) */
+	if (g->dirs_only && !S_ISDIR(d->st.mode) &&
+	    !(S_ISLNK(d->st.mode) && fsc_stat(path, 1, &st, NULL, 0) == 0 && S_ISDIR(st.mode)))
 		return 0;
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 16;
@@ -447,11 +459,12 @@ static int cmp_str(const void *a, const void *b)
 
 /*
  * Expand *, ? and [...] in a module-relative path, one component at a
- * time against the module's directories.  Returns the number of matches
+ * time against the module's directories; dirs_only: the last component
+ * names directories only (the argument ended in '/').  Returns the number of matches
  * (in *out, sorted), or 0 when the pattern matched nothing (the caller
  * then uses it literally, as stock does).
  */
-static size_t glob_expand(const char *path, char ***out)
+static size_t glob_expand(const char *path, int dirs_only, char ***out)
 {
 	char **cur = fl_xrealloc(NULL, sizeof(char *));
 	size_t ncur = 1;
@@ -463,13 +476,21 @@ static size_t glob_expand(const char *path, char ***out)
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		char comp[256];
 
-		if (len == 0 || len >= sizeof(comp)) {
+		if (len == 0) {
 			p += len + (e != NULL);
 			continue;
 		}
+		if (len >= sizeof(comp)) {
+			/* no name that long exists: no match, the argument is
+			 * then used as it is (and found too long) */
+			for (size_t i = 0; i < ncur; i++)
+				free(cur[i]);
+			ncur = 0;
+			break;
+		}
 		memcpy(comp, p, len);
 		comp[len] = '\0';
-		struct globctx g = { .pat = comp };
+		struct globctx g = { .pat = comp, .dirs_only = dirs_only && (e == NULL || e[1] == '\0') };
 		for (size_t i = 0; i < ncur; i++) {
 			if (strpbrk(comp, "*?[") != NULL) {
 				g.prefix = cur[i];
@@ -508,8 +529,9 @@ static void add_arg(struct sess *s, struct scan *sc, const char *arg)
 	const char *mod = s->hs.module;
 	size_t mlen = strlen(mod);
 	const char *p = arg;
-	char **matches = NULL;
+	char **matches = NULL, clean[ARG_PATH_MAX];
 	size_t n;
+	int dotdir;
 
 	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
 		p = arg + mlen;
@@ -517,15 +539,18 @@ static void add_arg(struct sess *s, struct scan *sc, const char *arg)
 		add_one_arg(s, sc, arg);
 		return;
 	}
-	n = glob_expand(p, &matches);
+	/* As rsyncd: "." and ".." are resolved first, so "sub/../x*" is
+	 * "x*" (and nothing is looked up under a name the client spelled
+	 * with ".."). */
+	sanitize(p, clean, sizeof(clean), &dotdir);
+	n = glob_expand(clean, dotdir, &matches);
 	if (n == 0)
 		add_one_arg(s, sc, arg);
 	for (size_t i = 0; i < n; i++) {
 		char full[PR_RELPATH_MAX + 2];
-		size_t plen = strlen(p);
 
 		/* keep a trailing slash: it still means "the contents" */
-		snprintf(full, sizeof(full), "/%s%s", matches[i], plen && p[plen - 1] == '/' ? "/" : "");
+		snprintf(full, sizeof(full), "/%s%s", matches[i], dotdir ? "/" : "");
 		add_one_arg(s, sc, full);
 		scan_all(sc);
 		free(matches[i]);
@@ -539,8 +564,8 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 	const char *mod = s->hs.module;
 	size_t mlen = strlen(mod);
 	const char *p = arg;
-	char rootbuf[PR_RELPATH_MAX], kept[PR_RELPATH_MAX], full[PR_RELPATH_MAX];
-	char mpath[PR_RELPATH_MAX], show[PR_RELPATH_MAX];
+	static char rootbuf[ARG_PATH_MAX], kept[ARG_PATH_MAX], full[ARG_PATH_MAX];
+	static char mpath[ARG_PATH_MAX], show[ARG_PATH_MAX + 1], prefix[ARG_PATH_MAX];
 	static char link[FS_LINK_MAX];
 	const char *name;
 	struct pr_stat st;
@@ -552,7 +577,6 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		p = arg + mlen;
 	if (s->opt.relative) {
 		const char *split = strstr(p, "/./");
-		char prefix[PR_RELPATH_MAX];
 
 		if (split) {
 			snprintf(prefix, sizeof(prefix), "%.*s", (int)(split - p), p);

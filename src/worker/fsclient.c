@@ -11,12 +11,26 @@
 #include "fsclient.h"
 #include "mon.h"
 
-static void set_path(struct pr_str_relpath *d, const char *path)
+/* A name the filesystem would refuse as too long (a path of 4096 bytes or
+ * more, a component over 255) gets its ENAMETOOLONG here, as stat(2) would
+ * answer: rsyncd's clients see "File name too long (36)" for it.  Any
+ * other malformed path is our own bug. */
+static int set_path(struct pr_str_relpath *d, const char *path)
 {
+	size_t len = strlen(path), comp = 0;
+
+	for (size_t i = 0; i <= len; i++) {
+		comp = i < len && path[i] != '/' ? comp + 1 : 0;
+		if (comp > 255)
+			return ENAMETOOLONG;
+	}
+	if (len >= PR_RELPATH_MAX)
+		return ENAMETOOLONG;
 	if (pr_str_set_relpath(d, path) < 0 || !pr_relpath_ok(d->s, d->len)) {
 		mon_log(PR_LOG_ERR, "internal error: bad module path requested");
 		mon_exit(14);
 	}
+	return 0;
 }
 
 /*
@@ -33,7 +47,8 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 	int err;
 
 	pr_msg_init(&m, PR_W_LIST);
-	set_path(&m.u.path.path, path);
+	if ((err = set_path(&m.u.path.path, path)) != 0)
+		return err;
 	mon_send(&m, -1);
 	/* Bounded by the directory's size: each message carries >= 1 entry. */
 	for (;;) {
@@ -88,7 +103,8 @@ int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_
 
 	pr_msg_init(&m, PR_W_STAT);
 	m.u.stat.flags = follow ? PR_STAT_FOLLOW : 0;
-	set_path(&m.u.stat.path, path);
+	if (set_path(&m.u.stat.path, path) != 0)
+		return ENAMETOOLONG;
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_STAT, NULL);
 	if (m.u.mstat.err)
@@ -111,7 +127,8 @@ int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 	struct pr_msg m;
 
 	pr_msg_init(&m, PR_W_OPEN);
-	set_path(&m.u.path.path, path);
+	if (set_path(&m.u.path.path, path) != 0)
+		return ENAMETOOLONG;
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_OPEN, fd);
 	if (m.u.open.err)
@@ -136,7 +153,8 @@ int fsc_readlink(const char *path, char *buf, size_t cap)
 	struct pr_msg m;
 
 	pr_msg_init(&m, PR_W_READLINK);
-	set_path(&m.u.path.path, path);
+	if (set_path(&m.u.path.path, path) != 0)
+		return ENAMETOOLONG;
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_READLINK, NULL);
 	if (m.u.readlink.err)

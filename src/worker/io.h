@@ -29,7 +29,8 @@ enum {
 	RERR_MALLOC = 22, RERR_PARTIAL = 23, RERR_VANISHED = 24, RERR_TIMEOUT = 30,
 };
 
-#define IO_MSG_TEXT_MAX 4096   /* stock clients abort on text >= 5120 bytes */
+#define IO_MSG_TEXT_MAX 5100   /* stock clients abort on text >= 5120 bytes; a
+				* message naming a 4095-byte path still fits */
 
 struct io {
 	struct conn *c;
