@@ -40,6 +40,7 @@
 #include "ipc.h"
 #include "lchan.h"
 #include "log.h"
+#include "logbudget.h"
 #include "policies.h"
 #include "session.h"
 #include "sigsys.h"
@@ -65,6 +66,7 @@ struct session {
 	int exit_code;
 	const struct cfg_module *module;
 	struct fsreq fs;
+	struct log_budget logb;
 	char host[NI_MAXHOST];
 	char addr[NI_MAXHOST];
 };
@@ -144,13 +146,13 @@ static int h_log(struct session *s, const struct pr_msg *m)
 {
 	char clean[PR_TEXT_MAX * 4 + 1];
 
-	(void)s;
 	log_sanitize(clean, sizeof(clean), m->u.log.text.s);
 #ifdef PRSYNCD_TEST_HOOKS
 	if (strncmp(clean, "prsyncd-test-syscall ", 21) == 0)
 		return test_syscall_hook(s, clean + 21);
 #endif
-	log_msg((enum pr_log_level)m->u.log.level, "%s", clean);
+	if (log_budget_take(&s->logb, m->u.log.text.len))
+		log_msg((enum pr_log_level)m->u.log.level, "%s", clean);
 	return 0;
 }
 
@@ -617,6 +619,7 @@ int session_main(const struct session_opts *o)
 		close(motd_fd);
 	if (rc == 0)
 		serve(s, s->cfg.handshake_timeout);
+	log_budget_report(&s->logb);
 	/* A worker that closed the channel without announcing its exit, or
 	 * that outlives its announcement, is ended: closing fd 4 must not let
 	 * it keep the client.  After the uid drop the kill may fail (EPERM);

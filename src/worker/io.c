@@ -164,7 +164,7 @@ void io_msg(struct io *io, int code, const char *fmt, ...)
 		code = MSG_ERROR_XFER;
 	if (io->protocol < 30 && code == MSG_WARNING)
 		code = MSG_INFO;
-	mon_log(code == MSG_INFO ? PR_LOG_INFO : PR_LOG_WARNING, "%.*s", n, text);
+	mon_log_client(code == MSG_INFO ? PR_LOG_INFO : PR_LOG_WARNING, "%.*s", n, text);
 	text[n++] = '\n';
 	io_send_msg(io, code, text, (size_t)n);
 }
@@ -261,7 +261,7 @@ static void client_msg(struct io *io, int code, uint32_t len)
 		raw_read(io, text, len);
 		text[len] = '\0';
 		if (code != MSG_DELETED)
-			mon_log(PR_LOG_INFO, "client message: %s", text);
+			mon_log_client(PR_LOG_INFO, "client message: %s", text);
 		return;
 	default:
 		io_fatal(io, RERR_STREAMIO, "unexpected tag %d [sender]", code);

@@ -77,6 +77,22 @@ grep -q '^rc=23 ' <<<"$b" && grep -q 'File name too long (36)' <<<"$b" &&
 grep -q 'bad module path' "$TMP/p.log" && fail "an argument reached the monitor unsanitized" ||
 	pass "no argument reached the monitor unsanitized"
 
+# --- 7: client text frames and the log ---------------------------------------
+# 5,000 MSG_INFO/MSG_ERROR frames of 1 KiB: at most the worker's budget of
+# client records reaches the log, and one line says how many did not.
+before=$(wc -l < "$TMP/p.log")
+timeout 60 python3 "$TOP/tests/tools/logflood.py" "$pport" mod 5000 1024 > /dev/null 2>&1
+wait_log "$TMP/p.log" 'more client messages and errors'
+tail -n +"$((before + 1))" "$TMP/p.log" > "$TMP/flood.log"
+logged=$(grep -c 'client message: flood' "$TMP/flood.log")
+total=$(wc -l < "$TMP/flood.log")
+[ "$logged" -le 1000 ] && [ "$total" -le 1030 ] &&
+	pass "7: 5,000 client text frames: $logged logged, $total log lines for the session (budget 1000 records)" ||
+	fail "7: $logged client frames logged, $total lines"
+grep -q "$((5000 - logged)) more client messages and errors ([0-9]* bytes) not logged" "$TMP/flood.log" &&
+	pass "7: one line says how much was not logged ($(grep -o '[0-9]* more client.*not logged' "$TMP/flood.log"))" ||
+	fail "7: no line counting what was dropped: $(tail -n 3 "$TMP/flood.log")"
+
 grep -Eq 'Sanitizer|runtime error' "$TMP/p.log.stderr" 2>/dev/null &&
 	fail "sanitizer report: $(grep -E -m 3 'Sanitizer|runtime error' "$TMP/p.log.stderr")" || pass "no sanitizer report"
 finish
