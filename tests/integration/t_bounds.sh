@@ -77,6 +77,25 @@ grep -q '^rc=23 ' <<<"$b" && grep -q 'File name too long (36)' <<<"$b" &&
 grep -q 'bad module path' "$TMP/p.log" && fail "an argument reached the monitor unsanitized" ||
 	pass "no argument reached the monitor unsanitized"
 
+# --- 4: the strong-checksum budget ---------------------------------------------
+# 2^20 blocks of 2^17 bytes (a "basis" of 128 GiB), weak sums that all
+# match a file of zeros and strong sums that never do: the failed strong
+# sums are at most 8 MiB + 16 bytes per byte of the file, whatever the
+# client claims.  Two file sizes: the bound follows the file.
+head -c $((4 << 20)) /dev/zero > "$D/zero4"
+head -c $((16 << 20)) /dev/zero > "$D/zero16"
+for f in zero4 zero16; do
+	size=$(stat -c %s "$D/$f")
+	before=$(wc -l < "$TMP/p.log")
+	timeout 120 python3 "$TOP/tests/tools/hostsums.py" "$pport" mod "$f" 1048576 131072 > /dev/null 2>&1
+	wait_log "$TMP/p.log" "match work: .* for $size bytes"
+	set -- $(tail -n +"$((before + 1))" "$TMP/p.log" | sed -n 's/.*match work: \([0-9]*\) bytes of strong sums (\([0-9]*\) failed).*/\1 \2/p' | tail -n 1)
+	limit=$(((8 << 20) + 16 * size + 131072))
+	[ -n "${2:-}" ] && [ "$2" -le "$limit" ] &&
+		pass "4: $f: $2 bytes of failed strong sums for $size bytes (limit $limit; the claim was 2^37 bytes)" ||
+		fail "4: $f: '${2:-none}' bytes of failed strong sums (limit $limit)"
+done
+
 # --- 7: client text frames and the log ---------------------------------------
 # 5,000 MSG_INFO/MSG_ERROR frames of 1 KiB: at most the worker's budget of
 # client records reaches the log, and one line says how many did not.
