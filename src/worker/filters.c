@@ -458,38 +458,39 @@ int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, en
 	return check_list(&top, name, root, is_dir, 1) < 0;
 }
 
-/* --files-from=-: NUL-separated names, ending with an empty one.  Each
- * becomes a source argument relative to the first path argument, with the
- * name kept as given (-R). */
-void files_from_recv(struct sess *s)
+/* --files-from=-: NUL-separated names (newline-separated without
+ * --from0), ending with an empty one.  Each becomes a source argument
+ * relative to the first path argument when it arrives (flist.c), so the
+ * list is never held: its cost is one lookup per name, as in rsyncd. */
+int files_from_next(struct sess *s, char *name, size_t cap)
 {
-	static char name[4096];
-	const char *base = s->opt.npaths ? s->opt.paths[0] : "";
+	static int state; /* 0 before the list, 1 in it, 2 after it */
 	size_t len = 0;
 
-	if (!s->opt.files_from_socket)
-		return;
-	if (s->protocol == 30)
+	if (state == 2)
+		return 0;
+	if (state == 0 && s->protocol == 30)
 		io_set_mux_in(&s->io, 0); /* protocol 30 sends the names raw */
-	for (size_t total = 0;; total++) {
+	state = 1;
+	for (;;) {
 		char ch;
 
-		if (total > (64u << 20))
-			io_fatal(&s->io, RERR_PROTOCOL, "files-from list too long [sender]");
 		io_read(&s->io, &ch, 1);
 		if (ch == '\n' && !s->opt.from0)
 			ch = '\0';
 		if (ch != '\0') {
-			if (len + 1 >= sizeof(name))
-				io_fatal(&s->io, RERR_PROTOCOL, "files-from name too long [sender]");
+			if (len + 1 >= cap)
+				io_fatal(&s->io, RERR_PROTOCOL, "--files-from name longer than %zu bytes [sender]",
+					 cap - 1);
 			name[len++] = ch;
 			continue;
 		}
-		if (len == 0)
+		if (len > 0)
 			break;
-		name[len] = '\0';
-		sess_add_path(s, base, name);
-		len = 0;
+		state = 2;
+		io_set_mux_in(&s->io, 1);
+		return 0;
 	}
-	io_set_mux_in(&s->io, 1);
+	name[len] = '\0';
+	return 1;
 }

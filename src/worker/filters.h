@@ -43,7 +43,9 @@ void filters_recv(struct sess *s);
 void filt_enter_dir(struct sess *s, const char *dir, int depth);
 int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, enum filt_level level);
 
-/* Read a --files-from=- name list from the client. */
-void files_from_recv(struct sess *s);
+/* --files-from=-: the next name of the client's list, read as the list
+ * streams in (nothing else is read from the client meanwhile).  Returns
+ * 1 with the name in name (cap bytes), 0 once the list has ended. */
+int files_from_next(struct sess *s, char *name, size_t cap);
 
 #endif

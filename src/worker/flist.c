@@ -26,10 +26,12 @@
 /* Buffers for an argument being sanitized and joined: longer than any
  * argument (5120 bytes) or --files-from name, so nothing is cut short
  * before the monitor can say "too long". */
-#define ARG_PATH_MAX (2 * PR_RELPATH_MAX + 2)
+#define ARG_PATH_MAX (3 * PR_RELPATH_MAX)
 #define FLIST_MAX_ENTRIES (16u << 20)
 
 /* ---- small helpers ------------------------------------------------------ */
+
+static struct io *fl_io; /* the session's, for a limit reached while listing */
 
 void *fl_xrealloc(void *p, size_t n)
 {
@@ -123,6 +125,9 @@ static struct fentry *add_entry(struct flist *fl, const char *name, uint32_t roo
 	struct fentry *f;
 
 	if (fl->n >= FLIST_MAX_ENTRIES) {
+		if (fl_io)
+			io_fatal(fl_io, RERR_MALLOC, "ERROR: file list larger than %u entries [sender]",
+				 FLIST_MAX_ENTRIES);
 		mon_log(PR_LOG_ERR, "file list larger than %u entries", FLIST_MAX_ENTRIES);
 		mon_exit(RERR_MALLOC);
 	}
@@ -558,21 +563,31 @@ static void add_arg(struct sess *s, struct scan *sc, const char *arg)
 	free(matches);
 }
 
-static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
+/* The last argument directory found to be a directory: consecutive
+ * arguments below one directory (a --files-from list) check it once, as
+ * rsyncd changes into it once. */
+static char last_dir_ok[ARG_PATH_MAX];
+static int last_dir_valid;
+
+/*
+ * An argument split as rsyncd handles it: the directory it changes into
+ * (rp) and the name it then looks up there (name; mpath is both joined).
+ */
+struct argp {
+	char dir[ARG_PATH_MAX], kept[ARG_PATH_MAX], mpath[ARG_PATH_MAX];
+	const char *rp, *name;
+	int dotdir, implied, follow;
+};
+
+static void arg_split(struct sess *s, const char *arg, struct argp *a)
 {
-	struct flroots *roots = sc->roots;
 	const char *mod = s->hs.module;
 	size_t mlen = strlen(mod);
 	const char *p = arg;
-	static char rootbuf[ARG_PATH_MAX], kept[ARG_PATH_MAX], full[ARG_PATH_MAX];
-	static char mpath[ARG_PATH_MAX], show[ARG_PATH_MAX + 1], prefix[ARG_PATH_MAX];
-	static char link[FS_LINK_MAX];
-	const char *name;
-	struct pr_stat st;
-	struct fentry *f;
-	uint32_t root;
-	int dotdir, dummy, err, implied = 0;
+	static char prefix[ARG_PATH_MAX];
+	int dummy;
 
+	a->implied = 0;
 	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
 		p = arg + mlen;
 	if (s->opt.relative) {
@@ -584,85 +599,131 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		} else {
 			prefix[0] = '\0';
 		}
-		sanitize(prefix, rootbuf, sizeof(rootbuf), &dummy);
-		sanitize(p, kept, sizeof(kept), &dotdir);
-		root = add_root(roots, rootbuf);
-		name = kept[0] ? kept : ".";
-		implied = kept[0] != '\0'; /* added once the argument is known to be kept */
+		sanitize(prefix, a->dir, sizeof(a->dir), &dummy);
+		sanitize(p, a->kept, sizeof(a->kept), &a->dotdir);
+		a->rp = a->dir;
+		a->name = a->kept[0] ? a->kept : ".";
+		a->implied = a->kept[0] != '\0'; /* added once the argument is known to be kept */
 	} else {
 		char *slash;
 
-		sanitize(p, full, sizeof(full), &dotdir);
-		if (dotdir) {
-			root = add_root(roots, full);
-			name = ".";
+		sanitize(p, a->dir, sizeof(a->dir), &a->dotdir);
+		if (a->dotdir) {
+			a->rp = a->dir;
+			a->name = ".";
 		} else {
-			slash = strrchr(full, '/');
+			slash = strrchr(a->dir, '/');
 			if (slash) {
 				*slash = '\0';
-				root = add_root(roots, full);
-				name = slash + 1;
+				a->rp = a->dir;
+				snprintf(a->kept, sizeof(a->kept), "%s", slash + 1);
 			} else {
-				root = add_root(roots, "");
-				name = full;
+				a->rp = "";
+				snprintf(a->kept, sizeof(a->kept), "%s", a->dir);
 			}
-			snprintf(kept, sizeof(kept), "%s", name);
-			name = kept;
+			a->name = a->kept;
 		}
 	}
-	if (join(mpath, sizeof(mpath), roots->v[root], name) < 0)
-		return;
-	/* Stock changes into the argument's directory first: a missing or
-	 * module-hidden one fails as a whole, with change_dir's message. */
-	err = roots->v[root][0] ? fsc_stat(roots->v[root], 1, &st, NULL, 0) : 0;
-	if (err == 0 && roots->v[root][0] && !S_ISDIR(st.mode))
+	/* cannot fail: each part is shorter than the argument */
+	(void)join(a->mpath, sizeof(a->mpath), a->rp, a->name);
+	a->follow = a->dotdir || s->opt.copy_links;
+}
+
+static int arg_dir_known(const struct argp *a)
+{
+	return !a->rp[0] || (last_dir_valid && strcmp(a->rp, last_dir_ok) == 0);
+}
+
+/* Stock changes into the argument's directory first: a missing or
+ * module-hidden one fails as a whole, with change_dir's message.  0 or -1. */
+static int arg_enter(struct sess *s, const struct argp *a)
+{
+	static char show[ARG_PATH_MAX + 1];
+	struct pr_stat st;
+	int err;
+
+	if (arg_dir_known(a))
+		return 0;
+	last_dir_valid = 0;
+	err = fsc_stat(a->rp, 1, &st, NULL, 0);
+	if (err == 0 && !S_ISDIR(st.mode))
 		err = ENOTDIR;
 	if (err) {
 		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
-		       shown(roots->v[root], show, sizeof(show)), mod, strerror(err), err);
+		       shown(a->rp, show, sizeof(show)), s->hs.module, strerror(err), err);
 		io_err_general(s);
-		return;
+		return -1;
 	}
-	link[0] = '\0';
-	err = fsc_stat(mpath, dotdir || s->opt.copy_links, &st, link, sizeof(link));
-	if (err == 0 && S_ISLNK(st.mode) && follow_link(s, mpath, link, &st, link) < 0)
+	strcpy(last_dir_ok, a->rp);
+	last_dir_valid = 1;
+	return 0;
+}
+
+/* The rest, once the name's own lookup answered err/st/link. */
+static void arg_add(struct sess *s, struct scan *sc, struct argp *a, int err, struct pr_stat *st,
+		    char *link)
+{
+	static char show[ARG_PATH_MAX + 1];
+	const char *mod = s->hs.module;
+	struct fentry *f;
+	uint32_t root;
+
+	if (err == 0 && S_ISLNK(st->mode) && follow_link(s, a->mpath, link, st, link) < 0)
 		err = ENOENT;
 	if (err) {
 		if (err == ENOENT && s->opt.ignore_missing_args)
 			return;
 		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] link_stat \"%s\" (in %s) failed: %s (%d)",
-		       shown(mpath, show, sizeof(show)), mod, strerror(err), err);
+		       shown(a->mpath, show, sizeof(show)), mod, strerror(err), err);
 		if (err != ENOENT)
 			io_err_general(s);
 		return;
 	}
-	if (!dotdir && filt_skip(s, name, roots->v[root], S_ISDIR(st.mode), FILT_ALL))
+	if (!a->dotdir && filt_skip(s, a->name, a->rp, S_ISDIR(st->mode), FILT_ALL))
 		return;
-	if (S_ISDIR(st.mode) && !s->opt.recursive && !s->opt.dirs && !dotdir) {
-		io_msg(&s->io, MSG_INFO, "skipping directory %s", name);
+	if (S_ISDIR(st->mode) && !s->opt.recursive && !s->opt.dirs && !a->dotdir) {
+		io_msg(&s->io, MSG_INFO, "skipping directory %s", a->name);
 		return;
 	}
-	if (implied)
-		add_implied(s, sc, root, kept);
-	if (S_ISDIR(st.mode) && dotdir && (err = fsc_list(mpath, probe_entry, NULL)) != 0) {
+	/* Only a kept argument costs a root: names that do not exist, as
+	 * most of a hostile list may, leave nothing behind. */
+	root = add_root(sc->roots, a->rp);
+	if (a->implied)
+		add_implied(s, sc, root, a->kept);
+	if (S_ISDIR(st->mode) && a->dotdir && (err = fsc_list(a->mpath, probe_entry, NULL)) != 0) {
 		/* Stock changes into a "dir/" argument first; when it cannot,
 		 * the argument is skipped as a whole. */
 		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
-		       shown(mpath, show, sizeof(show)), mod, strerror(err), err);
+		       shown(a->mpath, show, sizeof(show)), mod, strerror(err), err);
 		io_err_general(s);
 		return;
 	}
-	f = add_entry(sc->fl, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL);
-	if (!S_ISDIR(st.mode))
+	f = add_entry(sc->fl, a->name, root, st, S_ISLNK(st->mode) && link[0] ? link : NULL);
+	if (!S_ISDIR(st->mode))
 		return;
-	if (s->opt.recursive || dotdir) {
+	if (s->opt.recursive || a->dotdir) {
 		f->dir_role = DIR_CONTENT_TOP;
 		/* incremental: only "." is scanned into the first list */
-		if (!sc->inc || strcmp(name, ".") == 0)
-			push_dir(sc, name, root, st.dev, 0);
+		if (!sc->inc || strcmp(a->name, ".") == 0)
+			push_dir(sc, a->name, root, st->dev, 0);
 	} else {
 		f->dir_role = DIR_NO_CONTENT;
 	}
+}
+
+static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
+{
+	static struct argp a;
+	static char link[FS_LINK_MAX];
+	struct pr_stat st;
+	int err;
+
+	arg_split(s, arg, &a);
+	if (arg_enter(s, &a) < 0)
+		return;
+	link[0] = '\0';
+	err = fsc_stat(a.mpath, a.follow, &st, link, sizeof(link));
+	arg_add(s, sc, &a, err, &st, link);
 }
 
 /* ---- sorting ------------------------------------------------------------ */
@@ -850,12 +911,44 @@ void fl_file_sums(struct sess *s, struct flist *fl)
 
 /* ---- entry points for flset.c -------------------------------------------- */
 
+/* The directory --files-from names are relative to: as rsyncd, one that
+ * cannot be entered ends the session (exit 3) before any name is read. */
+static void files_from_base(struct sess *s, const char *base)
+{
+	const char *mod = s->hs.module, *p = base;
+	size_t mlen = strlen(mod);
+	static char dir[ARG_PATH_MAX];
+	struct pr_stat st;
+	int dotdir, err = 0;
+
+	if (strncmp(base, mod, mlen) == 0 && (base[mlen] == '/' || base[mlen] == '\0'))
+		p = base + mlen;
+	sanitize(p, dir, sizeof(dir), &dotdir);
+	if (dir[0] && (err = fsc_stat(dir, 1, &st, NULL, 0)) == 0 && !S_ISDIR(st.mode))
+		err = ENOTDIR;
+	if (err)
+		io_fatal(&s->io, RERR_FILESELECT, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
+			 p[0] ? p : "/", mod, strerror(err), err);
+}
+
 void fl_build_args(struct sess *s, struct flist *fl, struct flroots *roots, int inc)
 {
 	struct scan sc = { .s = s, .fl = fl, .roots = roots, .inc = inc };
+	static char name[PR_RELPATH_MAX], arg[ARG_PATH_MAX];
+	const char *base = s->opt.npaths ? s->opt.paths[0] : "";
 
+	fl_io = &s->io;
 	for (size_t i = 0; i < s->nsrc; i++) {
 		add_arg(s, &sc, s->src[i]);
+		scan_all(&sc);
+	}
+	/* --files-from=-: each name as it arrives, never the list at once */
+	if (s->opt.files_from_socket)
+		files_from_base(s, base);
+	while (s->opt.files_from_socket && files_from_next(s, name, sizeof(name))) {
+		if (sess_source_name(base, name, arg, sizeof(arg)) < 0)
+			io_fatal(&s->io, RERR_PROTOCOL, "--files-from name too long [sender]");
+		add_arg(s, &sc, arg);
 		scan_all(&sc);
 	}
 	free(sc.stack);
@@ -866,6 +959,7 @@ void fl_build_dirs(struct sess *s, struct flist *fl, struct flroots *roots,
 {
 	struct scan sc = { .s = s, .fl = fl, .roots = roots, .inc = 1 };
 
+	fl_io = &s->io;
 	for (size_t i = 0; i < n; i++)
 		push_dir(&sc, dirs[i].name, dirs[i].root, dirs[i].dev, dirs[i].depth);
 	scan_all(&sc);

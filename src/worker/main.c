@@ -74,6 +74,5 @@ int main(int argc, char **argv)
 	sess.protocol = sess.hs.protocol;
 	setup_session(&sess);
 	filters_recv(&sess);
-	files_from_recv(&sess);
 	sender_run(&sess);
 }

@@ -235,22 +235,25 @@ static int checksum_choice(struct sess *s)
 	return 0;
 }
 
-#define SRC_MAX (4u << 20)
+#define SRC_MAX 65536 /* path arguments: at most ARGS_MAX of them anyway */
 
-void sess_add_path(struct sess *s, const char *base, const char *name)
+int sess_source_name(const char *base, const char *name, char *out, size_t cap)
 {
-	size_t blen = strlen(base), need;
+	size_t blen = strlen(base);
+	int n;
+
+	while (blen > 0 && base[blen - 1] == '/')
+		blen--; /* a trailing slash means "contents" only for a lone argument */
+	n = snprintf(out, cap, "%.*s/./%s", (int)blen, base, name);
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+void sess_add_path(struct sess *s, const char *base)
+{
 	char *p;
 
-	while (name && blen > 0 && base[blen - 1] == '/')
-		blen--; /* a trailing slash means "contents" only for a lone argument */
-	need = blen + (name ? strlen(name) + 3 : 0) + 1;
-	if (s->nsrc >= SRC_MAX || (p = malloc(need)) == NULL)
-		io_fatal(&s->io, RERR_MALLOC, "too many source names [sender]");
-	if (name)
-		snprintf(p, need, "%.*s/./%s", (int)blen, base, name);
-	else
-		snprintf(p, need, "%s", base);
+	if (s->nsrc >= SRC_MAX || (p = strdup(base)) == NULL)
+		io_fatal(&s->io, RERR_MALLOC, "out of memory storing the source arguments [sender]");
 	if (s->nsrc == s->src_cap) {
 		size_t cap = s->src_cap ? s->src_cap * 2 : 16;
 		char **v = realloc(s->src, cap * sizeof(*v));
@@ -319,7 +322,7 @@ void setup_session(struct sess *s)
 		refuse(s, flags, "rsync: --crtimes (-N) is not supported by this server");
 	if (!s->opt.files_from_socket) {
 		for (size_t i = 0; i < s->opt.npaths; i++)
-			sess_add_path(s, s->opt.paths[i], NULL);
+			sess_add_path(s, s->opt.paths[i]);
 	}
 	/* Incremental recursion needs the client's 'i' and -r (and no --qsort). */
 	if (s->protocol >= 30 && s->opt.cap_inc_recurse && s->opt.recursive && !s->opt.qsort)

@@ -24,6 +24,7 @@ chmod -R a+rX "$D"
 if [ "$(id -u)" = 0 ]; then ids=$'\tuid = root\n\tgid = root'; else ids=$'\tuse chroot = no'; fi
 cat > "$TMP/conf" <<CONF
 pid file = $TMP/rsyncd.pid
+log file = $TMP/rsyncd.log
 [mod]
 	path = $D
 $ids
@@ -77,6 +78,46 @@ grep -q '^rc=23 ' <<<"$b" && grep -q 'File name too long (36)' <<<"$b" &&
 grep -q 'bad module path' "$TMP/p.log" && fail "an argument reached the monitor unsanitized" ||
 	pass "no argument reached the monitor unsanitized"
 
+# The session's worker (the only one running) and its peak memory, kB.
+# (rsyncd: the session process is the daemon's child itself)
+worker_of() { local m; m=$(pgrep -n -P "$1"); [ -n "$m" ] && { pgrep -n -P "$m" || echo "$m"; }; }
+hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+
+# --- 3: --files-from=- names --------------------------------------------------
+# A 4,999-byte first argument (it sanitizes to "d") and N one-byte names
+# that do not exist (skipped quietly: --ignore-missing-args), ending with
+# one that does.  The names are processed as they arrive and never stored:
+# the worker's peak memory may not grow with N.
+ff_peak() { # ff_peak PORT DAEMON_PID N: prints "PEAK_KB BYTES_SENT"
+	local w peak out
+	rm -f "$TMP/ff.ready" "$TMP/ff.go"
+	timeout 300 python3 "$TOP/tests/tools/filesfrom.py" "$1" mod "$FFBASE" "$3" x,y,z,f1 \
+		"$TMP/ff.ready" "$TMP/ff.go" --ignore-missing > "$TMP/ff.out" 2>&1 &
+	local c=$!
+	for i in $(seq 1 3000); do [ -e "$TMP/ff.ready" ] && break; sleep 0.1; done
+	w=$(worker_of "$2"); peak=$(hwm_kb "$w")
+	touch "$TMP/ff.go"; wait "$c"
+	out=$(cat "$TMP/ff.out")
+	echo "${peak:-0} $(awk '{ print $2 }' <<<"$out")"
+}
+FFBASE="mod/$(python3 -c "print('./' * 2497)")d"
+NBIG=100000; [ "$FULL" = 1 ] && NBIG=1000000
+set -- $(ff_peak "$pport" "$P" 100); small=$1
+set -- $(ff_peak "$pport" "$P" "$NBIG"); big=$1 sent=$2
+if [ "$small" -gt 0 ] && [ "$big" -gt 0 ] && [ $((big - small)) -le $((2048 + sent / 8 / 1024)) ]; then
+	pass "3: $NBIG names ($sent bytes) after a 5,000-byte argument: worker peak ${big} kB, ${small} kB for 100 names (limit +$((2048 + sent / 8 / 1024)) kB)"
+else
+	fail "3: worker peak ${big} kB for $NBIG names ($sent bytes), ${small} kB for 100"
+fi
+grep -q 'too many source names' "$TMP/p.log" && fail "3: 'too many source names'" || pass "3: no misleading 'too many source names'"
+# A base that cannot be entered ends the session as rsyncd ends it (exit 3)
+printf 'f1\nf2\n' > "$TMP/fl"
+ffbad() { rm -rf "$TMP/dst"; rsync_client --files-from="$TMP/fl" "rsync://127.0.0.1:$1/mod/nonexist/" "$TMP/dst/" 2>&1 |
+	sed -E 's/ at [a-z]+\.c\([0-9]+\)//; s/ at sender//; s/\[sender=[^]]*\]//'; echo "rc=${PIPESTATUS[0]}"; }
+a=$(ffbad "$rport"); b=$(ffbad "$pport")
+[ "$a" = "$b" ] && pass "3: --files-from below a missing directory: as rsyncd ($(tail -n 1 <<<"$b"))" ||
+	fail "3: missing base: rsyncd '$a' prsyncd '$b'"
+
 # --- 4: the strong-checksum budget ---------------------------------------------
 # 2^20 blocks of 2^17 bytes (a "basis" of 128 GiB), weak sums that all
 # match a file of zeros and strong sums that never do: the failed strong
@@ -111,6 +152,36 @@ total=$(wc -l < "$TMP/flood.log")
 grep -q "$((5000 - logged)) more client messages and errors ([0-9]* bytes) not logged" "$TMP/flood.log" &&
 	pass "7: one line says how much was not logged ($(grep -o '[0-9]* more client.*not logged' "$TMP/flood.log"))" ||
 	fail "7: no line counting what was dropped: $(tail -n 3 "$TMP/flood.log")"
+
+# --- for information: CPU (and memory) of the release build and of rsyncd ------
+cpu_of() { # cpu_of PID CMD...: ms of the daemon's session CPU for one run of CMD
+	local pid=$1 t0; shift
+	t0=$(children_cpu "$pid"); "$@" > /dev/null 2>&1; sleep 0.5
+	echo $(($(children_cpu "$pid") - t0))
+}
+if [ -x "$TOP/build/prsyncd" ]; then
+	relport=$(free_port)
+	PRSYNCD=$TOP/build/prsyncd start_prsyncd "$TMP/conf" "$relport" "$TMP/rel.log" && REL=$PRSYNCD_PID
+	if [ -n "${REL:-}" ]; then
+		FFBASE=mod/d
+		for who in "prsyncd $relport $REL" "rsyncd $rport $R"; do
+			set -- $who
+			t0=$(children_cpu "$3"); set -- $1 $2 $3 $(ff_peak "$2" "$3" 100000); sleep 0.5
+			echo "INFO: 3, 100,000 --files-from names: $1 $(($(children_cpu "$3") - t0)) ms of session CPU, peak $4 kB"
+		done
+		for who in "prsyncd $relport $REL" "rsyncd $rport $R"; do
+			set -- $who
+			echo "INFO: 4, 2^20 hostile sums on 4 MiB of zeros: $1 $(cpu_of "$3" timeout 120 python3 \
+				"$TOP/tests/tools/hostsums.py" "$2" mod zero4 1048576 131072) ms of session CPU"
+		done
+		for who in "prsyncd $relport $REL $TMP/rel.log" "rsyncd $rport $R $TMP/rsyncd.log"; do
+			set -- $who
+			n0=$(wc -l < "$4" 2>/dev/null || echo 0)
+			ms=$(cpu_of "$3" timeout 60 python3 "$TOP/tests/tools/logflood.py" "$2" mod 5000 1024)
+			echo "INFO: 7, 5,000 client text frames: $1 $ms ms of session CPU, $(($(wc -l < "$4" 2>/dev/null || echo 0) - n0)) log lines"
+		done
+	fi
+fi
 
 grep -Eq 'Sanitizer|runtime error' "$TMP/p.log.stderr" 2>/dev/null &&
 	fail "sanitizer report: $(grep -E -m 3 'Sanitizer|runtime error' "$TMP/p.log.stderr")" || pass "no sanitizer report"
