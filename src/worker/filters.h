@@ -41,6 +41,8 @@ enum filt_level { FILT_SERVER = 1, FILT_ALL = 2 };
 void filters_recv(struct sess *s);
 
 void filt_enter_dir(struct sess *s, const char *dir, int depth);
+/* Rule-list entries visited so far by filt_skip (the tests bound it). */
+uint64_t filt_checks(void);
 int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, enum filt_level level);
 
 /* --files-from=-: the next name of the client's list, read as the list

@@ -16,7 +16,9 @@
 #include "compress_sess.h"
 #include "flist.h"
 #include "fsclient.h"
+#include "filters.h"
 #include "match.h"
+#include "wildmatch.h"
 #include "mon.h"
 #include "sess.h"
 
@@ -306,6 +308,9 @@ static void send_stats(struct sess *s)
 	}
 	mon_log(PR_LOG_INFO, "sent %lld bytes  received %lld bytes  total size %lld",
 		(long long)wr, (long long)rd, (long long)s->total_size);
+	if (filt_checks() > 0)
+		mon_log(PR_LOG_DEBUG, "filter work: %llu rule checks, %llu matcher steps",
+			(unsigned long long)filt_checks(), (unsigned long long)pr_wild_work());
 }
 
 /* The goodbye (spec part 1, 8.3). */

@@ -5,7 +5,7 @@
 # printed for information.  Findings 5 and 6 are differential: the same
 # requests to rsyncd and prsyncd, the same files, messages and exit codes.
 #   2  client filter rules: -C many times adds the CVS list once; 10,000
-#      rules on a 200-file directory
+#      rules on a 200-file directory (BOUNDS_FULL=1; 1,000 by default)
 #   3  --files-from=- with a long base and 1,000,000 one-byte names
 #      (BOUNDS_FULL=1; 100,000 by default)
 #   4  the strong-checksum budget: a hostile sum list on a large file
@@ -82,6 +82,50 @@ grep -q 'bad module path' "$TMP/p.log" && fail "an argument reached the monitor 
 # (rsyncd: the session process is the daemon's child itself)
 worker_of() { local m; m=$(pgrep -n -P "$1"); [ -n "$m" ] && { pgrep -n -P "$m" || echo "$m"; }; }
 hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+
+# --- 2: client filter rules ---------------------------------------------------
+# N copies of a rule on the 200-file directory d.  rsyncd tries every rule
+# on every name; so may prsyncd, and no more: the rule-list entries it
+# visits (counted by the worker, "filter work" in its log) are at most
+# names x rules, the matcher's steps a few per rule check (the names are
+# short), and repeating "-C" or a dir-merge file adds the list once.  The
+# files received are rsyncd's.
+NRULES=1000; [ "$FULL" = 1 ] && NRULES=10000
+rules() { python3 -c 'import sys; print("\n".join([sys.argv[1]] * int(sys.argv[2])))' "$1" "$2" > "$TMP/rules"; }
+fpull() { # fpull PORT: files received with the rules of $TMP/rules
+	local opts=() r
+	while IFS= read -r r; do opts+=("--filter=$r"); done < "$TMP/rules"
+	rm -rf "$TMP/dst"
+	rsync_client -r "${opts[@]}" "rsync://127.0.0.1:$1/mod/d/" "$TMP/dst/" > /dev/null 2>&1
+	echo "rc=$? $(cd "$TMP/dst" 2>/dev/null && ls | sort | md5sum | cut -c1-8) $(ls "$TMP/dst" 2>/dev/null | wc -l)"
+}
+fwork() { # fwork RULE N: prsyncd's "CHECKS STEPS", or nothing if its files are not rsyncd's
+	local before a b
+	rules "$1" "$2"
+	a=$(fpull "$rport")
+	before=$(wc -l < "$TMP/p.log")
+	b=$(fpull "$pport")
+	[ "$a" = "$b" ] || { echo "2: $2 x '$1': rsyncd '$a' prsyncd '$b'" >&2; return; }
+	for i in $(seq 1 100); do tail -n +"$((before + 1))" "$TMP/p.log" | grep -q 'filter work: ' && break; sleep 0.1; done
+	tail -n +"$((before + 1))" "$TMP/p.log" |
+		sed -n 's/.*filter work: \([0-9]*\) rule checks, \([0-9]*\) matcher steps.*/\1 \2/p' | tail -n 1
+}
+NAMES=200
+for r in -C :C; do
+	set -- $(fwork "$r" 1); one=${1:-0}
+	set -- $(fwork "$r" "$NRULES"); many=${1:-x}
+	[ "$many" = "$one" ] && [ "$one" -gt 0 ] && [ "$one" -le $((NAMES * 64)) ] &&
+		pass "2: $NRULES x '$r': $many rule checks, as for one (the list is added once; limit $((NAMES * 64)))" ||
+		fail "2: $NRULES x '$r': '$many' rule checks, '$one' for one"
+done
+for r in '- *q' '- *f?*?*0' '- f*2*3' '+ **/f*[0-9]0'; do
+	set -- $(fwork "$r" "$NRULES")
+	if [ -n "${2:-}" ] && [ "$1" -le $((NAMES * NRULES)) ] && [ "$2" -le $((8 * $1)) ]; then
+		pass "2: $NRULES x '$r': $1 rule checks (limit names x rules = $((NAMES * NRULES))), $2 matcher steps (limit 8 per check)"
+	else
+		fail "2: $NRULES x '$r': '${1:-none}' rule checks, '${2:-none}' matcher steps"
+	fi
+done
 
 # --- 3: --files-from=- names --------------------------------------------------
 # A 4,999-byte first argument (it sanitizes to "d") and N one-byte names
@@ -161,8 +205,17 @@ cpu_of() { # cpu_of PID CMD...: ms of the daemon's session CPU for one run of CM
 }
 if [ -x "$TOP/build/prsyncd" ]; then
 	relport=$(free_port)
-	PRSYNCD=$TOP/build/prsyncd start_prsyncd "$TMP/conf" "$relport" "$TMP/rel.log" && REL=$PRSYNCD_PID
+	sed "s|rsyncd.pid|rel.pid|" "$TMP/conf" > "$TMP/relconf" # the pid file is rsyncd's
+	PRSYNCD=$TOP/build/prsyncd start_prsyncd "$TMP/relconf" "$relport" "$TMP/rel.log" && REL=$PRSYNCD_PID
+	[ -n "${REL:-}" ] || echo "INFO: the release build did not start: $(tail -n 2 "$TMP/rel.log"*)"
 	if [ -n "${REL:-}" ]; then
+		for r in -C '- *q'; do
+			rules "$r" "$NRULES"
+			for who in "prsyncd $relport $REL" "rsyncd $rport $R"; do
+				set -- $who
+				echo "INFO: 2, $NRULES x '$r' on 200 files: $1 $(cpu_of "$3" fpull "$2") ms of session CPU"
+			done
+		done
 		FFBASE=mod/d
 		for who in "prsyncd $relport $REL" "rsyncd $rport $R"; do
 			set -- $who
