@@ -488,6 +488,7 @@ int files_from_next(struct sess *s, char *name, size_t cap)
 {
 	static int state; /* 0 before the list, 1 in it, 2 after it */
 	size_t len = 0;
+	int over = 0;
 
 	if (state == 2)
 		return 0;
@@ -501,10 +502,10 @@ int files_from_next(struct sess *s, char *name, size_t cap)
 		if (ch == '\n' && !s->opt.from0)
 			ch = '\0';
 		if (ch != '\0') {
-			if (len + 1 >= cap)
-				io_fatal(&s->io, RERR_PROTOCOL, "--files-from name longer than %zu bytes [sender]",
-					 cap - 1);
-			name[len++] = ch;
+			if (len + 1 < cap)
+				name[len++] = ch;
+			else
+				over = 1; /* the rest is read and dropped */
 			continue;
 		}
 		if (len > 0)
@@ -514,5 +515,5 @@ int files_from_next(struct sess *s, char *name, size_t cap)
 		return 0;
 	}
 	name[len] = '\0';
-	return 1;
+	return over ? 2 : 1;
 }

@@ -47,7 +47,8 @@ int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, en
 
 /* --files-from=-: the next name of the client's list, read as the list
  * streams in (nothing else is read from the client meanwhile).  Returns
- * 1 with the name in name (cap bytes), 0 once the list has ended. */
+ * 1 with the name in name (cap bytes), 2 with its first cap - 1 bytes if
+ * it is longer, 0 once the list has ended. */
 int files_from_next(struct sess *s, char *name, size_t cap);
 
 #endif

@@ -912,8 +912,10 @@ void fl_file_sums(struct sess *s, struct flist *fl)
 /* ---- entry points for flset.c -------------------------------------------- */
 
 /* The directory --files-from names are relative to: as rsyncd, one that
- * cannot be entered ends the session (exit 3) before any name is read. */
-static void files_from_base(struct sess *s, const char *base)
+ * cannot be entered ends the session (exit 3) before any name is read.
+ * It is sanitized once, into out ("module/dir"), so a name costs its own
+ * length and the clean base's, never the spelling the client sent. */
+static void files_from_base(struct sess *s, const char *base, char *out, size_t cap)
 {
 	const char *mod = s->hs.module, *p = base;
 	size_t mlen = strlen(mod);
@@ -929,13 +931,82 @@ static void files_from_base(struct sess *s, const char *base)
 	if (err)
 		io_fatal(&s->io, RERR_FILESELECT, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
 			 p[0] ? p : "/", mod, strerror(err), err);
+	snprintf(out, cap, "%s%s%s", mod, dir[0] ? "/" : "", dir);
+}
+
+/*
+ * The names of a --files-from list, looked up FSC_STAT_BATCH at a time
+ * (fsc_stat_many).  Only names below a directory already entered are
+ * queued; a new directory first drains the queue, so every message the
+ * client gets comes in the order of the list, as from a name-by-name walk.
+ */
+struct ffq {
+	struct argp a[FSC_STAT_BATCH + 1], *slot[FSC_STAT_BATCH + 1];
+	struct fsc_statq q[FSC_STAT_BATCH];
+	size_t n;
+};
+
+static void ffq_drain(struct sess *s, struct scan *sc, struct ffq *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		f->q[i].path = f->slot[i]->mpath;
+		f->q[i].follow = f->slot[i]->follow;
+	}
+	fsc_stat_many(f->q, f->n);
+	for (size_t i = 0; i < f->n; i++) {
+		arg_add(s, sc, f->slot[i], f->q[i].err, &f->q[i].st, f->q[i].link);
+		scan_all(sc);
+	}
+	/* the slot after the queue may hold a name not yet queued */
+	if (f->n > 0) {
+		struct argp *t = f->slot[0];
+
+		f->slot[0] = f->slot[f->n];
+		f->slot[f->n] = t;
+	}
+	f->n = 0;
+}
+
+static void files_from_all(struct sess *s, struct scan *sc)
+{
+	static struct ffq f;
+	static char name[PR_RELPATH_MAX], arg[ARG_PATH_MAX], base[ARG_PATH_MAX];
+	int rc;
+
+	files_from_base(s, s->opt.npaths ? s->opt.paths[0] : "", base, sizeof(base));
+	for (size_t i = 0; i <= FSC_STAT_BATCH; i++)
+		f.slot[i] = &f.a[i];
+	f.n = 0;
+	while ((rc = files_from_next(s, name, sizeof(name))) != 0) {
+		struct argp *a = f.slot[f.n];
+
+		if (sess_source_name(base, name, arg, sizeof(arg)) < 0)
+			io_fatal(&s->io, RERR_PROTOCOL, "--files-from name too long [sender]");
+		arg_split(s, arg, a);
+		if (rc == 2) {
+			/* rsyncd looks up what fits of it; a cut name is another
+			 * file, so this one is only reported, "too long", exit 23 */
+			static char nolink[1];
+			struct pr_stat st = { 0 };
+
+			ffq_drain(s, sc, &f);
+			arg_add(s, sc, f.slot[0], ENAMETOOLONG, &st, nolink);
+			continue;
+		}
+		if (!arg_dir_known(a)) {
+			ffq_drain(s, sc, &f); /* a now in slot 0 */
+			if (arg_enter(s, f.slot[0]) < 0)
+				continue;
+		}
+		if (++f.n == FSC_STAT_BATCH)
+			ffq_drain(s, sc, &f);
+	}
+	ffq_drain(s, sc, &f);
 }
 
 void fl_build_args(struct sess *s, struct flist *fl, struct flroots *roots, int inc)
 {
 	struct scan sc = { .s = s, .fl = fl, .roots = roots, .inc = inc };
-	static char name[PR_RELPATH_MAX], arg[ARG_PATH_MAX];
-	const char *base = s->opt.npaths ? s->opt.paths[0] : "";
 
 	fl_io = &s->io;
 	for (size_t i = 0; i < s->nsrc; i++) {
@@ -944,13 +1015,7 @@ void fl_build_args(struct sess *s, struct flist *fl, struct flroots *roots, int 
 	}
 	/* --files-from=-: each name as it arrives, never the list at once */
 	if (s->opt.files_from_socket)
-		files_from_base(s, base);
-	while (s->opt.files_from_socket && files_from_next(s, name, sizeof(name))) {
-		if (sess_source_name(base, name, arg, sizeof(arg)) < 0)
-			io_fatal(&s->io, RERR_PROTOCOL, "--files-from name too long [sender]");
-		add_arg(s, &sc, arg);
-		scan_all(&sc);
-	}
+		files_from_all(s, &sc);
 	free(sc.stack);
 }
 

@@ -122,6 +122,41 @@ int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_
 	return 0;
 }
 
+void fsc_stat_many(struct fsc_statq *q, size_t n)
+{
+	struct pr_msg m;
+	int sent[FSC_STAT_BATCH];
+
+	if (n > FSC_STAT_BATCH)
+		n = FSC_STAT_BATCH;
+	for (size_t i = 0; i < n; i++) {
+		pr_msg_init(&m, PR_W_STAT);
+		m.u.stat.flags = q[i].follow ? PR_STAT_FOLLOW : 0;
+		q[i].link[0] = '\0';
+		q[i].err = set_path(&m.u.stat.path, q[i].path);
+		sent[i] = q[i].err == 0;
+		if (sent[i])
+			mon_send(&m, -1);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!sent[i])
+			continue;
+		mon_expect(&m, PR_M_STAT, NULL);
+		if ((q[i].err = (int)m.u.mstat.err) != 0)
+			continue;
+		q[i].st = m.u.mstat.st;
+		if (m.u.mstat.link_state == PR_LINK_INLINE && m.u.mstat.link.len < FS_LINK_MAX)
+			memcpy(q[i].link, m.u.mstat.link.s, (size_t)m.u.mstat.link.len + 1);
+		else if (m.u.mstat.link_state == PR_LINK_ERROR)
+			q[i].err = EIO;
+		else if (m.u.mstat.link_state == PR_LINK_LONG)
+			sent[i] = 2; /* read once every answer is in */
+	}
+	for (size_t i = 0; i < n; i++)
+		if (sent[i] == 2)
+			q[i].err = fsc_readlink(q[i].path, q[i].link, FS_LINK_MAX);
+}
+
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 {
 	struct pr_msg m;

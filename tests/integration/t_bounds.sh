@@ -161,6 +161,21 @@ ffbad() { rm -rf "$TMP/dst"; rsync_client --files-from="$TMP/fl" "rsync://127.0.
 a=$(ffbad "$rport"); b=$(ffbad "$pport")
 [ "$a" = "$b" ] && pass "3: --files-from below a missing directory: as rsyncd ($(tail -n 1 <<<"$b"))" ||
 	fail "3: missing base: rsyncd '$a' prsyncd '$b'"
+# A name longer than a path may be: rsyncd looks up what fits of it
+# (ENAMETOOLONG for a 5,000-byte component, ENOENT for a cut deep path);
+# prsyncd reports it too long in both cases, never looking up a cut name,
+# and goes on with the next name: the same files and exit code.
+fflong() { rm -rf "$TMP/dst"; rsync_client -r --files-from="$TMP/fl" "rsync://127.0.0.1:$1/mod/" "$TMP/dst/" 2>&1 |
+	grep -o 'failed: .*' | sort -u | tr '\n' ' '; echo "rc=${PIPESTATUS[0]} $(cd "$TMP/dst" && find . -type f | sort | tr '\n' ' ')"; }
+{ python3 -c "print('d/' + 'n' * 5000)"; echo d/f1; } > "$TMP/fl"
+a=$(fflong "$rport"); b=$(fflong "$pport")
+[ "$a" = "$b" ] && grep -q 'File name too long (36)' <<<"$b" && grep -q 'rc=23 ./d/f1' <<<"$b" &&
+	pass "3: a 5,000-byte --files-from name: as rsyncd ($b)" || fail "3: a 5,000-byte name: rsyncd '$a' prsyncd '$b'"
+{ python3 -c "print('/'.join(['m' * 200] * 22))"; echo d/f2; } > "$TMP/fl"
+a=$(fflong "$rport"); b=$(fflong "$pport")
+[ "${a#*rc=}" = "${b#*rc=}" ] && grep -q 'File name too long (36)' <<<"$b" &&
+	pass "3: a 4,422-byte --files-from path: 'File name too long', the rest as rsyncd ($b)" ||
+	fail "3: a 4,422-byte path: rsyncd '$a' prsyncd '$b'"
 
 # --- 4: the strong-checksum budget ---------------------------------------------
 # 2^20 blocks of 2^17 bytes (a "basis" of 128 GiB), weak sums that all
