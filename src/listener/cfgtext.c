@@ -401,6 +401,8 @@ static int parse_all(const char *name, const char *text, size_t len, struct cfg 
 	rc |= cfg_end_module(&p);
 	/* rsyncd's global "reverse lookup" is the global section's value */
 	out->reverse_lookup = p.defaults.reverse_lookup;
+	/* and its "timeout" bounds the text phase before a module is chosen */
+	out->timeout = p.defaults.timeout;
 	if (rc == 0 && cfg_finish(&p) < 0)
 		rc = -1;
 	cfg_module_free(&p.defaults);

@@ -179,6 +179,9 @@ static const struct param params[] = {
 	/* Symlinks sent (the worker, links.c; the monitor for a munging module). */
 	{ "munge symlinks", S_MODULE, .kind = K_BOOL, .off = M(munge_symlinks) },
 	{ "insecure links", S_MODULE, .kind = K_BOOL, .off = M(insecure_links) },
+	/* Client silence, enforced by the worker (conn.c); in the global
+	 * section also the bound on the text phase before selection. */
+	{ "timeout", S_MODULE, .kind = K_INT, .off = M(timeout), .lo = 0, .hi = 1000000 },
 	{ "dont compress", S_MODULE, .kind = K_STR, .off = M(dont_compress),
 	  .check = check_dont_compress },
 	/* What the sender sends: the worker (refuse.c, chmod.c, charset.c),
@@ -199,10 +202,6 @@ static const struct param params[] = {
 	{ "name converter", S_MODULE, .kind = K_REFUSED,
 	  .why = "prsyncd never runs programs for a connection; remove it: owner names come from "
 		 "the system's user and group databases (or none with 'numeric ids = yes')" },
-	/* Module, being implemented elsewhere, harmless to ignore meanwhile. */
-	{ "timeout", S_MODULE, .kind = K_IGNORED,
-	  .why = "a silent client is never cut after the handshake; only the client's --timeout "
-		 "applies (issue 10, being implemented)" },
 	/* Module, meaningless for a daemon that only sends: they concern
 	 * uploads (which are refused), or what the daemon runs as (prsyncd's
 	 * processes have their own fixed identities, docs/configuration.md). */

@@ -45,6 +45,7 @@
 #include "log.h"
 #include "modlog.h"
 #include "modvars.h"
+#include "logbudget.h"
 #include "policies.h"
 #include "proxy.h"
 #include "safeopen.h"
@@ -82,6 +83,7 @@ struct session {
 	struct fsreq fs;
 	struct xferlog xl; /* the transfer log (xferlog.c), from selection on */
 	struct modlog ml;  /* module log destinations, ready before the worker */
+	struct log_budget logb;
 	struct fs_idmap ids; /* every module's, looked up before the worker exists */
 	struct sockaddr_storage peer; /* the client (or a PROXY header's), IPv4-mapped addresses unmapped */
 	socklen_t peerlen;            /* 0: not an IP peer */
@@ -180,13 +182,13 @@ static int h_log(struct session *s, const struct pr_msg *m)
 {
 	char clean[PR_TEXT_MAX * 4 + 1];
 
-	(void)s;
 	log_sanitize(clean, sizeof(clean), m->u.log.text.s);
 #ifdef PRSYNCD_TEST_HOOKS
 	if (strncmp(clean, "prsyncd-test-syscall ", 21) == 0)
 		return test_syscall_hook(s, clean + 21);
 #endif
-	log_msg((enum pr_log_level)m->u.log.level, "%s", clean);
+	if (log_budget_take(&s->logb, m->u.log.text.len))
+		log_msg((enum pr_log_level)m->u.log.level, "%s", clean);
 	return 0;
 }
 
@@ -269,6 +271,8 @@ static int select_ok(struct session *s, const struct cfg_module *mod, struct pr_
 	b->ignore_errors = mod->ignore_errors != 0;
 	b->max_verbosity = (uint32_t)mod->max_verbosity;
 	b->chmod_umask = (uint32_t)s->cfg.umask & 0777u;
+	b->timeout = (uint32_t)mod->timeout;
+	b->args_timeout = (uint32_t)cfg_handshake_bound(s->cfg.handshake_timeout, mod->timeout);
 	if (pr_str_set_name(&b->module, mod->name) < 0 ||
 	    (mod->dont_compress &&
 	     pr_str_set_text(&b->dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0) ||
@@ -591,7 +595,9 @@ static void report_exit(struct session *s, int status, int kmsg_fd)
 /* Serve the worker until it exits, it misbehaves, or the deadline passes. */
 static void serve(struct session *s, int deadline_secs)
 {
-	int64_t deadline = now_ms() + (int64_t)deadline_secs * 1000;
+	/* A backstop: the worker enforces the same bound on the client and
+	 * ends first; the slack lets it say so itself. */
+	int64_t deadline = now_ms() + (int64_t)deadline_secs * 1000 + 2000;
 
 	while (!s->done) {
 		struct pollfd p = { .fd = s->ipc.fd, .events = POLLIN };
@@ -599,7 +605,7 @@ static void serve(struct session *s, int deadline_secs)
 		const char *why;
 		int fd, timeout = -1, rc;
 
-		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH)) {
+		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED)) {
 			int64_t left = deadline - now_ms();
 
 			if (left <= 0) {
@@ -671,7 +677,7 @@ static int prepare_init(struct session *s, struct pr_msg *m, int has_motd)
 	struct pr_m_init *b = &m->u.init;
 
 	pr_msg_init(m, PR_M_INIT);
-	b->handshake_timeout = (uint32_t)s->cfg.handshake_timeout;
+	b->handshake_timeout = cfg_handshake_bound(s->cfg.handshake_timeout, s->cfg.timeout);
 	b->has_motd = has_motd ? 1 : 0;
 	b->max_protocol = 32;
 	pr_str_set_text_trunc(&b->client_addr, s->addr);
@@ -837,6 +843,7 @@ static int session_run(struct session *s, const struct session_opts *o)
 		if (err[0])
 			log_msg(PR_LOG_ERR, "%s", err);
 		refuse_early("@ERROR: daemon setup error");
+		free(s);
 		return 1;
 	}
 	if (s->cfg.motd_file != NULL)
@@ -879,6 +886,7 @@ static int session_run(struct session *s, const struct session_opts *o)
 		close(motd_fd);
 	if (rc == 0)
 		serve(s, s->cfg.handshake_timeout);
+	log_budget_report(&s->logb);
 	/* A worker that closed the channel without announcing its exit, or
 	 * that outlives its announcement, is ended: closing fd 4 must not let
 	 * it keep the client.  After the uid drop the kill may fail (EPERM);

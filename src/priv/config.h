@@ -71,6 +71,8 @@
 	STR(log_file)      /* the global value unless set here; NULL = syslog */       \
 	STR(syslog_facility) /* likewise; used when logging to syslog */              \
 	STR(syslog_tag)    /* likewise; %RSYNC_*% expanded at selection (modlog.c) */  \
+	INT(timeout)       /* seconds of client silence that end a session, and the   \
+			    * bound on the argument phase; 0 = none (rsyncd's default) */ \
 	INT(line)          /* line of the section header, for messages */
 
 #define CFG_GLOBAL_FIELDS(STR, INT, STRV)                                              \
@@ -92,6 +94,8 @@
 	STR(socket_options)    /* set on accepted connections, NULL = none */          \
 	STR(daemon_uid)        /* NULL = unset; else every module reads files as it */  \
 	STR(daemon_gid)        /* likewise */                                           \
+	INT(timeout)           /* the global section's "timeout": bounds the text phase \
+				* before a module is chosen; 0 = unset */ \
 	INT(umask)             /* not a directive: the listener's umask when it read   \
 				* the file ("outgoing chmod" rules without a who    \
 				* honour it, as in rsyncd) */
@@ -116,6 +120,22 @@ struct cfg {
 	size_t nwarnings;
 	char **warnings;
 };
+
+/*
+ * The bound on a text phase of the handshake (greeting and module name, or
+ * the argument list after a selection), as rsync 3.5.0 bounds it: 60 s, or
+ * the applicable `timeout` if smaller, or prsyncd's own `handshake timeout`
+ * if that is smaller still.
+ */
+#define CFG_HANDSHAKE_CAP 60
+static inline unsigned cfg_handshake_bound(int handshake_timeout, int timeout)
+{
+	int b = handshake_timeout < CFG_HANDSHAKE_CAP ? handshake_timeout : CFG_HANDSHAKE_CAP;
+
+	if (timeout > 0 && timeout < b)
+		b = timeout;
+	return b > 0 ? (unsigned)b : 1u;
+}
 
 /*
  * Parse a file.  On success returns 0 and fills *out (to be freed with

@@ -266,31 +266,51 @@ static const char *last_elements(const char *t, size_t len, uint32_t n)
 	return n == 1 ? t : NULL;
 }
 
-int pr_rule_match(const struct pr_rule *r, const char *name, const char *root, int is_dir)
+void pr_name_init(struct pr_name *n, const char *name, const char *root)
 {
-	char buf[2 * 4096 + 8]; /* root + "/" + name + "/", when the text needs them */
-	int hit = (r->flags & PR_FR_NEGATE) ? 0 : 1;
-	const char *pat = r->pat, *t;
-	size_t len, nl, rl = 0, pre = 0, tl;
-	int anchored = 0, sfx;
+	const char *base;
 
 	if (name[0] == '/')
 		name++;
-	if (name[0] == '\0' || (r->flags & PR_FR_XATTR) || pat == NULL ||
+	base = strrchr(name, '/');
+	n->name = name;
+	n->len = strlen(name);
+	n->base = base ? base + 1 : name;
+	n->base_len = n->len - (size_t)(n->base - name);
+	n->root = root;
+	n->root_len = strlen(root);
+}
+
+int pr_rule_match(const struct pr_rule *r, const char *name, const char *root, int is_dir)
+{
+	struct pr_name n;
+
+	pr_name_init(&n, name, root);
+	return pr_rule_match_name(r, &n, is_dir);
+}
+
+int pr_rule_match_name(const struct pr_rule *r, const struct pr_name *n, int is_dir)
+{
+	char buf[2 * 4096 + 8]; /* root + "/" + name + "/", when the text needs them */
+	int hit = (r->flags & PR_FR_NEGATE) ? 0 : 1;
+	const char *pat = r->pat, *t, *name = n->name;
+	size_t len, nl = n->len, rl = 0, pre = 0, tl;
+	int anchored = 0, sfx;
+
+	if (nl == 0 || (r->flags & PR_FR_XATTR) || pat == NULL ||
 	    ((r->flags & PR_FR_WILD) && r->prog == NULL))
 		return 0;
 	/* The text: the last component, or root/name for an absolute rule,
 	 * or "/name" for a "**" prefix, or the name as given. */
 	if (r->slash_cnt == 0 && !(r->flags & PR_FR_WILD2)) {
-		const char *base = strrchr(name, '/');
-		name = base ? base + 1 : name;
-	} else if ((r->flags & PR_FR_ABS) && root[0]) {
-		rl = strlen(root);
+		name = n->base;
+		nl = n->base_len;
+	} else if ((r->flags & PR_FR_ABS) && n->root[0]) {
+		rl = n->root_len;
 		pre = rl + 1;
 	} else if (r->flags & PR_FR_WILD2_PFX) {
 		pre = 1;
 	}
-	nl = strlen(name);
 	len = pre + nl;
 	if (len >= sizeof(buf) - 2)
 		return 0;
@@ -300,7 +320,7 @@ int pr_rule_match(const struct pr_rule *r, const char *name, const char *root, i
 	t = name;
 	if (pre || sfx) {
 		if (rl)
-			memcpy(buf, root, rl);
+			memcpy(buf, n->root, rl);
 		if (pre)
 			buf[pre - 1] = '/';
 		memcpy(buf + pre, name, nl);
@@ -353,8 +373,11 @@ int pr_rule_match_xattr(const struct pr_rule *r, const char *name)
 int pr_rules_check(const struct pr_rule *rules, size_t n, const char *name, const char *root,
 		   int is_dir)
 {
+	struct pr_name nm;
+
+	pr_name_init(&nm, name, root);
 	for (size_t i = 0; i < n; i++)
-		if (pr_rule_match(&rules[i], name, root, is_dir))
+		if (pr_rule_match_name(&rules[i], &nm, is_dir))
 			return (rules[i].flags & PR_FR_INCLUDE) ? 1 : -1;
 	return 0;
 }

@@ -87,6 +87,15 @@ int pr_rule_match(const struct pr_rule *r, const char *name, const char *root, i
 /* Does an xattr rule ('x') match the attribute name?  0 for other rules
  * (they never match attribute names).  Negation is applied. */
 int pr_rule_match_xattr(const struct pr_rule *r, const char *name);
+/* A name prepared once for matching against many rules: the same
+ * meaning as pr_rule_match's name and root, the lengths and the last
+ * component found once instead of once per rule. */
+struct pr_name {
+	const char *name, *base, *root;
+	size_t len, base_len, root_len;
+};
+void pr_name_init(struct pr_name *n, const char *name, const char *root);
+int pr_rule_match_name(const struct pr_rule *r, const struct pr_name *n, int is_dir);
 
 /* Does the rule apply on the sending side at all? */
 int pr_rule_for_sender(const struct pr_rule *r);

@@ -103,7 +103,8 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 		return PR_MSG_EBADFIELD;
 	switch (b->status) {
 	case PR_SELECT_OK:
-		if (b->module.len == 0 || b->error.len != 0)
+		if (b->module.len == 0 || b->error.len != 0 || b->timeout > PR_TIMEOUT_MAX ||
+		    b->args_timeout < 1 || b->args_timeout > 3600)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	case PR_SELECT_ERROR:
@@ -111,7 +112,8 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 		    strchr(b->error.s, '\n') != NULL || b->module.len != 0 || b->read_only != 0 ||
 		    b->numeric_ids != 0 || b->dont_compress.len != 0 || b->write_only != 0 ||
 		    b->ignore_errors != 0 || b->max_verbosity != 0 || b->chmod_umask != 0 || b->refuse.len != 0 ||
-		    b->outgoing_chmod.len != 0 || b->charset.len != 0 || b->module_flags != 0)
+		    b->outgoing_chmod.len != 0 || b->charset.len != 0 || b->module_flags != 0 || b->timeout != 0 ||
+		    b->args_timeout != 0)
 			return PR_MSG_EBADFIELD;
 		return PR_MSG_OK;
 	default:

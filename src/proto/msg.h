@@ -178,7 +178,14 @@ struct pr_m_select {
 	struct pr_str_text outgoing_chmod; /* "outgoing chmod", "" = none */
 	struct pr_str_name charset;        /* "charset", "" = none; printable, no blank */
 	uint32_t module_flags;    /* OK only: PR_MOD_* */
+	/* OK only: the module's `timeout` (seconds of client silence that end
+	 * the session, 0 = none, at most PR_TIMEOUT_MAX), and the bound on the
+	 * argument phase that follows the selection (1..3600 s) */
+	uint32_t timeout;
+	uint32_t args_timeout;
 };
+
+#define PR_TIMEOUT_MAX 1000000u
 
 #define PR_VERBOSITY_MAX 1000u
 

@@ -226,12 +226,23 @@ static uint64_t col_hash(const uint64_t *c, size_t words)
 static int build_nfa(struct pr_wild *w, const struct toks *t)
 {
 	size_t words = t->n / 64 + 1, ncol = 0;
-	uint64_t *cols = calloc(256 * words, sizeof(uint64_t)); /* one column per byte, merged below */
+	/* One column per byte, then the distinct ones; on the stack for the
+	 * usual one-word automaton (rules are compiled by the thousand). */
+	uint64_t small_cols[256], small_uniq[256];
+	uint64_t *cols = small_cols, *uniq = small_uniq;
+	uint8_t map[256];
 	int16_t slot[512];
 	uint8_t *blk;
+	int rc = -1;
 
-	if (cols == NULL)
-		return -1;
+	if (words > 1) {
+		cols = calloc(256 * words, sizeof(uint64_t));
+		uniq = malloc(256 * words * sizeof(uint64_t));
+		if (cols == NULL || uniq == NULL)
+			goto out;
+	} else {
+		memset(small_cols, 0, sizeof(small_cols));
+	}
 	w->ntok = t->n;
 	w->words = words;
 	for (size_t k = 0; k < t->n; k++) {
@@ -243,36 +254,36 @@ static int build_nfa(struct pr_wild *w, const struct toks *t)
 					bit_set(cols + (size_t)c * words, k);
 	}
 	/* Merge equal columns: usually a handful of byte classes remain. */
-	blk = malloc(256 + (R_N + 256) * words * sizeof(uint64_t));
-	if (blk == NULL) {
-		free(cols);
-		return -1;
-	}
-	w->map = blk;
-	w->tab = (uint64_t *)(void *)(blk + 256);
-	memset(w->tab, 0, R_N * words * sizeof(uint64_t));
 	memset(slot, -1, sizeof(slot));
 	for (int c = 0; c < 256; c++) {
 		const uint64_t *col = cols + (size_t)c * words;
 		size_t h = col_hash(col, words) % 512;
 
-		while (slot[h] >= 0 &&
-		       memcmp(w->tab + (R_N + (size_t)slot[h]) * words, col, words * sizeof(uint64_t)) != 0)
+		while (slot[h] >= 0 && memcmp(uniq + (size_t)slot[h] * words, col, words * sizeof(uint64_t)) != 0)
 			h = (h + 1) % 512;
 		if (slot[h] < 0) {
 			slot[h] = (int16_t)ncol;
-			memcpy(w->tab + (R_N + ncol) * words, col, words * sizeof(uint64_t));
+			memcpy(uniq + ncol * words, col, words * sizeof(uint64_t));
 			ncol++;
 		}
-		w->map[c] = (uint8_t)slot[h];
+		map[c] = (uint8_t)slot[h];
 	}
-	free(cols);
-	/* Give back what the merge saved (the block only shrinks). */
-	blk = realloc(blk, 256 + (R_N + ncol) * words * sizeof(uint64_t));
-	if (blk != NULL) {
-		w->map = blk;
-		w->tab = (uint64_t *)(void *)(blk + 256);
-	}
+	blk = malloc(256 + (R_N + ncol) * words * sizeof(uint64_t));
+	if (blk == NULL)
+		goto out;
+	w->map = blk;
+	w->tab = (uint64_t *)(void *)(blk + 256);
+	memcpy(w->map, map, 256);
+	memset(w->tab, 0, R_N * words * sizeof(uint64_t));
+	memcpy(w->tab + R_N * words, uniq, ncol * words * sizeof(uint64_t));
+	rc = 0;
+out:
+	if (cols != small_cols)
+		free(cols);
+	if (uniq != small_uniq)
+		free(uniq);
+	if (rc < 0)
+		return -1;
 	for (size_t k = 0; k < t->n; k++) {
 		if (t->type[k] == T_STAR || t->type[k] == T_DSTAR) {
 			bit_set(w->tab + R_STAR * words, k);
@@ -458,8 +469,35 @@ int pr_wild_match(const struct pr_wild *w, const char *text, size_t len, enum pr
 		if (r >= 0)
 			return r;
 	}
+	if (w->ntok > 0 && len > 0) {
+		/* A final token that is not a star takes exactly the text's last
+		 * byte: one table lookup rejects most names at once. */
+		size_t k = w->ntok - 1, words = w->words;
+		int c = (unsigned char)text[len - 1];
+		const uint64_t *row = w->tab + (c == '/' ? R_DSTAR : R_ANYNS) * words;
+		const uint64_t *col = w->tab + (R_N + w->map[c]) * words;
+		uint64_t bit = (uint64_t)1 << (k % 64);
+
+		if (!(w->tab[R_STAR * words + k / 64] & bit) && !((row[k / 64] | col[k / 64]) & bit))
+			return 0;
+	}
 	if (w->words == 1) {
-		st = &one;
+		/* The common case, kept tight: most names die on a byte or two. */
+		const uint64_t *tab = w->tab;
+		size_t t;
+
+		work += len;
+		one = tab[R_START];
+		for (t = 0; t < len; t++) {
+			int c = (unsigned char)text[t];
+
+			one = step1(w, one, c);
+			if (where == PR_WILD_ANY_SLASH && c == '/')
+				one |= tab[R_START];
+			else if (where == PR_WILD_START && one == 0)
+				return 0;
+		}
+		return (one >> w->ntok) & 1;
 	} else if ((st = malloc(w->words * sizeof(uint64_t))) == NULL) {
 		return 0;
 	}

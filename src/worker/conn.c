@@ -7,8 +7,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/sockios.h>
 
 #include "conn.h"
 
@@ -43,16 +46,33 @@ void conn_set_deadline(struct conn *c, unsigned secs)
 	c->deadline_ms = secs ? conn_now_ms() + (int64_t)secs * 1000 : 0;
 }
 
-/* Wait for the socket to be ready for `events`; honours both limits.
- * Returns the poll revents, or a conn_err. */
+/* Bytes we wrote that the client has not acknowledged yet (-1: unknown). */
+static int conn_outq(const struct conn *c)
+{
+	int n;
+
+	return ioctl(c->fd, SIOCOUTQ, &n) == 0 ? n : -1;
+}
+
+/*
+ * Wait for the socket to be ready for `events`; honours both limits.
+ * Returns the poll revents, or a conn_err.
+ *
+ * The idle timeout measures the client's silence: it is alive while it
+ * sends (the wait ends) or consumes what we sent (the unacknowledged
+ * queue shrinks, checked once a second).  Our own keepalives prove
+ * nothing, so they never restart the clock; they are sent only while
+ * waiting to read, never in the middle of a frame being written.
+ */
 static int conn_wait(struct conn *c, short events)
 {
-	int64_t idle_start = conn_now_ms();
+	int64_t idle_start = conn_now_ms(), ka_at = idle_start + c->keepalive_ms;
+	int outq = c->timeout_ms ? conn_outq(c) : -1;
 
 	for (;;) {
 		struct pollfd p = { .fd = c->fd, .events = events };
 		int64_t now = conn_now_ms(), wait = -1;
-		int rc;
+		int rc, keepalive = c->keepalive_ms && c->keepalive && events == POLLIN;
 
 		if (c->deadline_ms) {
 			wait = c->deadline_ms - now;
@@ -60,14 +80,22 @@ static int conn_wait(struct conn *c, short events)
 				return CONN_TIMEOUT;
 		}
 		if (c->timeout_ms) {
-			int64_t left = idle_start + c->timeout_ms - now;
+			int q = outq > 0 ? conn_outq(c) : -1;
+			int64_t left;
+
+			if (q >= 0 && q < outq)
+				idle_start = now;
+			outq = q >= 0 ? q : outq;
+			left = idle_start + c->timeout_ms - now;
 			if (left <= 0)
 				return CONN_TIMEOUT;
 			if (wait < 0 || wait > left)
 				wait = left;
+			if (outq > 0 && wait > 1000)
+				wait = 1000;
 		}
-		if (c->keepalive_ms && (wait < 0 || wait > c->keepalive_ms))
-			wait = c->keepalive_ms;
+		if (keepalive && (wait < 0 || wait > ka_at - now))
+			wait = ka_at > now ? ka_at - now : 0;
 		rc = poll(&p, 1, (int)wait);
 		if (rc < 0 && errno == EINTR)
 			continue;
@@ -75,8 +103,10 @@ static int conn_wait(struct conn *c, short events)
 			return CONN_IOERR;
 		if (rc > 0)
 			return p.revents;
-		if (c->keepalive_ms && c->keepalive)
+		if (keepalive && conn_now_ms() >= ka_at) {
+			ka_at = conn_now_ms() + c->keepalive_ms;
 			c->keepalive(c->keepalive_ctx);
+		}
 	}
 }
 

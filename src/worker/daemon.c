@@ -28,9 +28,15 @@ static const char greeting_digests[] = "sha512 sha256 sha1 md5 md4";
 #define RERR_TIMEOUT 30
 #define RERR_SOCKETIO 10
 
+static unsigned hs_bound; /* seconds the text phase may take */
+
 __attribute__((noreturn)) static void hs_fail_io(int e)
 {
-	mon_log(PR_LOG_WARNING, "handshake: %s", conn_strerror(e));
+	if (e == CONN_TIMEOUT)
+		mon_log(PR_LOG_WARNING, "daemon handshake timeout (%u s) -- exiting (code %d)", hs_bound,
+			RERR_TIMEOUT);
+	else
+		mon_log(PR_LOG_WARNING, "handshake: %s", conn_strerror(e));
 	mon_exit(e == CONN_TIMEOUT ? RERR_TIMEOUT : RERR_SOCKETIO);
 }
 
@@ -223,6 +229,10 @@ static void select_module(struct conn *c, const char *name, struct handshake *hs
 			 hs->module, hs->charset);
 		hs_error(c, RERR_STARTCLIENT, msg);
 	}
+	/* As rsync 3.5.0: the argument phase gets its own bound from here. */
+	hs->timeout = m.u.select.timeout;
+	hs->args_timeout = m.u.select.args_timeout;
+	conn_set_deadline(c, hs->args_timeout);
 }
 
 #ifdef PRSYNCD_TEST_HOOKS
@@ -270,6 +280,7 @@ int daemon_handshake(struct conn *c, const struct pr_m_init *init, int motd_fd,
 	int r;
 
 	memset(hs, 0, sizeof(*hs));
+	hs_bound = init->handshake_timeout;
 	conn_set_deadline(c, init->handshake_timeout);
 	snprintf(msg, sizeof(msg), "@RSYNCD: %d.0 %s\n", PROTOCOL_MAX, greeting_digests);
 	if ((r = conn_write_str(c, msg)) != CONN_OK)

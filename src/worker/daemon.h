@@ -22,6 +22,8 @@ struct handshake {
 	char outgoing_chmod[1024];
 	char charset[256];       /* "" = none; its converters are selected (charset.h) */
 	uint32_t module_flags;   /* PR_MOD_* */
+	unsigned timeout;        /* the module's `timeout`, 0 = none */
+	unsigned args_timeout;   /* bound on the argument phase, from the selection */
 };
 
 /*

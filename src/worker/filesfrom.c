@@ -1,11 +1,10 @@
 /*
- * --files-from: the names to send, from the client (--files-from=-, sent
- * on the socket) or from a file in the module (--files-from=FILE, read
- * through the monitor like a merge file).  Each name becomes a source
+ * --files-from=FILE: the names to send from a file in the module, read
+ * through the monitor like a merge file.  Each name becomes a source
  * argument "BASE/./NAME" (BASE the first path argument, -R implied).
+ * (--files-from=-, from the client, is streamed by flist.c.)
  *
- * Both forms have the same bounds: 64 MiB of list, names below 4096
- * bytes.  A module file is read as a chrooted rsync 3.5.0 daemon reads it
+ * Bounds: 64 MiB of list, names below 4096 bytes.  A module file is read as a chrooted rsync 3.5.0 daemon reads it
  * (observed): names end at a newline or carriage return (a NUL with -0),
  * empty names and names starting with '#' or ';' are skipped (with -0
  * too), a name stops at an embedded NUL, a longer name is cut at 4095
@@ -83,8 +82,13 @@ int files_from_open(struct sess *s, char *err, size_t errlen)
 static void add_name(struct sess *s, char *name, size_t len)
 {
 	name[len] = '\0';
-	if (name[0] != '\0' && name[0] != '#' && name[0] != ';')
-		sess_add_path(s, base_arg(s), name);
+	static char arg[2 * FF_NAME_MAX + 8];
+
+	if (name[0] == '\0' || name[0] == '#' || name[0] == ';')
+		return;
+	if (sess_source_name(base_arg(s), name, arg, sizeof(arg)) < 0)
+		io_fatal(&s->io, RERR_PROTOCOL, "files-from name too long [sender]");
+	sess_add_path(s, arg);
 }
 
 static void read_module_file(struct sess *s)
@@ -126,36 +130,8 @@ static void read_module_file(struct sess *s)
 
 void files_from_recv(struct sess *s)
 {
-	static char name[FF_NAME_MAX];
-	size_t len = 0;
-
-	if (s->opt.files_from_path[0]) {
+	/* --files-from=- is read as the file list is built, each name looked
+	 * up as it arrives and never stored (flist.c files_from_all()). */
+	if (s->opt.files_from_path[0])
 		read_module_file(s);
-		return;
-	}
-	if (!s->opt.files_from_socket)
-		return;
-	if (s->protocol == 30)
-		io_set_mux_in(&s->io, 0); /* protocol 30 sends the names raw */
-	for (size_t total = 0;; total++) {
-		char ch;
-
-		if (total > FF_LIST_MAX)
-			io_fatal(&s->io, RERR_PROTOCOL, "files-from list too long [sender]");
-		io_read(&s->io, &ch, 1);
-		if (ch == '\n' && !s->opt.from0)
-			ch = '\0';
-		if (ch != '\0') {
-			if (len + 1 >= sizeof(name))
-				io_fatal(&s->io, RERR_PROTOCOL, "files-from name too long [sender]");
-			name[len++] = ch;
-			continue;
-		}
-		if (len == 0)
-			break;
-		name[len] = '\0';
-		sess_add_path(s, base_arg(s), name);
-		len = 0;
-	}
-	io_set_mux_in(&s->io, 1);
 }

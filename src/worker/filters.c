@@ -40,6 +40,7 @@ struct ent {
 struct list {
 	struct ent *e;
 	size_t n, cap;
+	int has_cvs;      /* a "-C" is in the list: a second one adds nothing */
 };
 
 struct layer {
@@ -63,6 +64,7 @@ static size_t nslots;
 static size_t nrules;
 static int cur_depth;
 static int cvs_ready;
+static uint64_t checks;   /* entries of rule lists visited, for the tests */
 
 static struct io *fio; /* the session's, for errors while parsing */
 
@@ -94,6 +96,7 @@ static void list_clear(struct list *l)
 		pr_rule_free(&l->e[i].r);
 	nrules -= l->n < nrules ? l->n : nrules;
 	l->n = 0;
+	l->has_cvs = 0;
 }
 
 /* Module path of `name` seen from directory `dir`: a leading '/' means
@@ -218,11 +221,16 @@ static void add_slot(struct list *l, const struct pr_rule *r, const char *pat, s
 	if (l != &top)
 		io_fatal(fio, RERR_UNSUPPORTED, "dir-merge rules inside merge files are not supported "
 			 "by this prsyncd [sender]");
-	if (nslots == SLOTS_MAX)
-		io_fatal(fio, RERR_PROTOCOL, "too many dir-merge rules [sender]");
 	for (size_t i = 0; i < len; i++)
 		if (pat[i] == '/')
 			base = pat + i + 1;
+	/* As rsyncd: a per-directory file already named is not added again. */
+	for (size_t i = 0; i < nslots; i++)
+		if (strlen(slots[i].name) == (size_t)(pat + len - base) &&
+		    memcmp(slots[i].name, base, (size_t)(pat + len - base)) == 0)
+			return;
+	if (nslots == SLOTS_MAX)
+		io_fatal(fio, RERR_PROTOCOL, "too many dir-merge rules [sender]");
 	sl = &slots[nslots];
 	memset(sl, 0, sizeof(*sl));
 	sl->flags = r->flags;
@@ -302,9 +310,14 @@ static void add_text(struct list *l, const char *text, const struct ctx *c)
 		if (pr_rule_finish(&r, pat, len, c->xflags & ~PR_FX_OLD_PREFIXES, c->anchor) < 0)
 			io_fatal(fio, RERR_MALLOC, "out of memory reading filter rules [sender]");
 		if (r.flags & PR_FR_CVS) {
+			/* The CVS list once: a later "-C" of the same list could
+			 * only re-check what the first already did not match
+			 * (first match wins), and rsyncd adds the list once. */
 			pr_rule_free(&r);
 			cvs_setup();
-			list_push(l, &r, REF_CVS);
+			if (!l->has_cvs)
+				list_push(l, &r, REF_CVS);
+			l->has_cvs = 1;
 			continue;
 		}
 		list_push(l, &r, REF_RULE);
@@ -412,9 +425,9 @@ void filt_enter_dir(struct sess *s, const char *dir, int depth)
 
 /* ---- checking ------------------------------------------------------------ */
 
-static int check_list(const struct list *l, const char *name, const char *root, int is_dir, int refs);
+static int check_list(const struct list *l, const struct pr_name *nm, int is_dir, int refs);
 
-static int check_slot(const struct slot *sl, const char *name, const char *root, int is_dir)
+static int check_slot(const struct slot *sl, const struct pr_name *nm, int is_dir)
 {
 	for (size_t k = sl->n; k > 0; k--) {
 		const struct layer *ly = &sl->ly[k - 1];
@@ -422,7 +435,7 @@ static int check_slot(const struct slot *sl, const char *name, const char *root,
 
 		if ((sl->flags & PR_FR_NO_INHERIT) && ly->depth != cur_depth)
 			continue;
-		if ((rc = check_list(&ly->l, name, root, is_dir, 0)) != 0)
+		if ((rc = check_list(&ly->l, nm, is_dir, 0)) != 0)
 			return rc;
 		if (ly->clears)
 			break;
@@ -432,17 +445,18 @@ static int check_slot(const struct slot *sl, const char *name, const char *root,
 
 /* First match wins; refs: whether slot references are followed (only
  * from the top list, so nesting stays two levels deep). */
-static int check_list(const struct list *l, const char *name, const char *root, int is_dir, int refs)
+static int check_list(const struct list *l, const struct pr_name *nm, int is_dir, int refs)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		const struct ent *e = &l->e[i];
 		int rc = 0;
 
+		checks++;
 		if (e->ref == REF_CVS)
-			rc = check_list(&cvs, name, root, is_dir, 0);
+			rc = check_list(&cvs, nm, is_dir, 0);
 		else if (e->ref >= 0 && refs)
-			rc = check_slot(&slots[e->ref], name, root, is_dir);
-		else if (e->ref == REF_RULE && pr_rule_match(&e->r, name, root, is_dir))
+			rc = check_slot(&slots[e->ref], nm, is_dir);
+		else if (e->ref == REF_RULE && pr_rule_match_name(&e->r, nm, is_dir))
 			rc = (e->r.flags & PR_FR_INCLUDE) ? 1 : -1;
 		if (rc)
 			return rc;
@@ -452,10 +466,13 @@ static int check_list(const struct list *l, const char *name, const char *root, 
 
 int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, enum filt_level level)
 {
+	struct pr_name nm;
+
 	(void)s;
-	if (level != FILT_ALL)
+	if (level != FILT_ALL || top.n == 0)
 		return 0; /* the module's rules: applied by the monitor */
-	return check_list(&top, name, root, is_dir, 1) < 0;
+	pr_name_init(&nm, name, root);
+	return check_list(&top, &nm, is_dir, 1) < 0;
 }
 
 /* Attribute names: only the client's top-level xattr rules ('x'), first
@@ -474,4 +491,47 @@ int filt_xattr_skip(const char *name)
 		if (top.e[i].ref == REF_RULE && pr_rule_match_xattr(&top.e[i].r, name))
 			return !(top.e[i].r.flags & PR_FR_INCLUDE);
 	return 0;
+}
+
+uint64_t filt_checks(void)
+{
+	return checks;
+}
+
+/* --files-from=-: NUL-separated names (newline-separated without
+ * --from0), ending with an empty one.  Each becomes a source argument
+ * relative to the first path argument when it arrives (flist.c), so the
+ * list is never held: its cost is one lookup per name, as in rsyncd. */
+int files_from_next(struct sess *s, char *name, size_t cap)
+{
+	static int state; /* 0 before the list, 1 in it, 2 after it */
+	size_t len = 0;
+	int over = 0;
+
+	if (state == 2)
+		return 0;
+	if (state == 0 && s->protocol == 30)
+		io_set_mux_in(&s->io, 0); /* protocol 30 sends the names raw */
+	state = 1;
+	for (;;) {
+		char ch;
+
+		io_read(&s->io, &ch, 1);
+		if (ch == '\n' && !s->opt.from0)
+			ch = '\0';
+		if (ch != '\0') {
+			if (len + 1 < cap)
+				name[len++] = ch;
+			else
+				over = 1; /* the rest is read and dropped */
+			continue;
+		}
+		if (len > 0)
+			break;
+		state = 2;
+		io_set_mux_in(&s->io, 1);
+		return 0;
+	}
+	name[len] = '\0';
+	return over ? 2 : 1;
 }

@@ -41,11 +41,18 @@ enum filt_level { FILT_SERVER = 1, FILT_ALL = 2 };
 void filters_recv(struct sess *s);
 
 void filt_enter_dir(struct sess *s, const char *dir, int depth);
+/* Rule-list entries visited so far by filt_skip (the tests bound it). */
+uint64_t filt_checks(void);
 int filt_skip(struct sess *s, const char *name, const char *root, int is_dir, enum filt_level level);
 
 /* The client's xattr rules ('x'): are there any, and is an attribute name
  * left out by them? */
 int filt_has_xattr_rules(void);
 int filt_xattr_skip(const char *name);
+/* --files-from=-: the next name of the client's list, read as the list
+ * streams in (nothing else is read from the client meanwhile).  Returns
+ * 1 with the name in name (cap bytes), 2 with its first cap - 1 bytes if
+ * it is longer, 0 once the list has ended. */
+int files_from_next(struct sess *s, char *name, size_t cap);
 
 #endif

@@ -24,9 +24,15 @@
 #include "mon.h"
 
 #define NAME_MAX_LEN 4095          /* receivers reject l1 + l2 >= 4096 */
+/* Buffers for an argument being sanitized and joined: longer than any
+ * argument (5120 bytes) or --files-from name, so nothing is cut short
+ * before the monitor can say "too long". */
+#define ARG_PATH_MAX (3 * PR_RELPATH_MAX)
 #define FLIST_MAX_ENTRIES (16u << 20)
 
 /* ---- small helpers ------------------------------------------------------ */
+
+static struct io *fl_io; /* the session's, for a limit reached while listing */
 
 void *fl_xrealloc(void *p, size_t n)
 {
@@ -122,6 +128,9 @@ static struct fentry *add_entry(struct flist *fl, const char *name, uint32_t roo
 	struct fentry *f;
 
 	if (fl->n >= FLIST_MAX_ENTRIES) {
+		if (fl_io)
+			io_fatal(fl_io, RERR_MALLOC, "ERROR: file list larger than %u entries [sender]",
+				 FLIST_MAX_ENTRIES);
 		mon_log(PR_LOG_ERR, "file list larger than %u entries", FLIST_MAX_ENTRIES);
 		mon_exit(RERR_MALLOC);
 	}
@@ -192,6 +201,9 @@ int flist_module_path(const struct flist *fl, const struct fentry *f, char *buf,
  * ".." components (".." removes the previous component and never climbs
  * above the module root).  *dotdir says whether the argument named a
  * directory's contents (trailing "/", "/." or "/..", or nothing at all).
+ * The result is never longer than the input, so with cap > strlen(in)
+ * nothing is ever dropped: an over-long name stays whole and the monitor
+ * request for it fails with ENAMETOOLONG, as stat(2) fails for rsyncd.
  */
 static int sanitize(const char *in, char *out, size_t cap, int *dotdir)
 {
@@ -492,17 +504,22 @@ static void add_dot_dir(struct sess *s, struct scan *sc, uint32_t root)
 
 #define GLOB_MAX 65536
 
-struct globctx { const char *pat; char **out; size_t n, cap; const char *prefix; };
+struct globctx { const char *pat; char **out; size_t n, cap; const char *prefix; int dirs_only; };
 
 static int glob_entry(void *ctx, const struct pr_dirent *d)
 {
 	struct globctx *g = ctx;
 	char name[256], path[PR_RELPATH_MAX];
+	struct pr_stat st;
 
 	memcpy(name, d->name, d->name_len);
 	name[d->name_len] = '\0';
 	if (fnmatch(g->pat, name, 0) != 0 || g->n >= GLOB_MAX ||
 	    join(path, sizeof(path), g->prefix, name) < 0)
+		return 0;
+	/* "pat/" matches directories only (links to them too), as glob(3) */
+	if (g->dirs_only && !S_ISDIR(d->st.mode) &&
+	    !(S_ISLNK(d->st.mode) && fsc_stat(path, 1, &st, NULL, 0) == 0 && S_ISDIR(st.mode)))
 		return 0;
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 16;
@@ -519,11 +536,12 @@ static int cmp_str(const void *a, const void *b)
 
 /*
  * Expand *, ? and [...] in a module-relative path, one component at a
- * time against the module's directories.  Returns the number of matches
+ * time against the module's directories; dirs_only: the last component
+ * names directories only (the argument ended in '/').  Returns the number of matches
  * (in *out, sorted), or 0 when the pattern matched nothing (the caller
  * then uses it literally, as stock does).
  */
-static size_t glob_expand(const char *path, char ***out)
+static size_t glob_expand(const char *path, int dirs_only, char ***out)
 {
 	char **cur = fl_xrealloc(NULL, sizeof(char *));
 	size_t ncur = 1;
@@ -535,13 +553,21 @@ static size_t glob_expand(const char *path, char ***out)
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		char comp[256];
 
-		if (len == 0 || len >= sizeof(comp)) {
+		if (len == 0) {
 			p += len + (e != NULL);
 			continue;
 		}
+		if (len >= sizeof(comp)) {
+			/* no name that long exists: no match, the argument is
+			 * then used as it is (and found too long) */
+			for (size_t i = 0; i < ncur; i++)
+				free(cur[i]);
+			ncur = 0;
+			break;
+		}
 		memcpy(comp, p, len);
 		comp[len] = '\0';
-		struct globctx g = { .pat = comp };
+		struct globctx g = { .pat = comp, .dirs_only = dirs_only && (e == NULL || e[1] == '\0') };
 		for (size_t i = 0; i < ncur; i++) {
 			if (strpbrk(comp, "*?[") != NULL) {
 				g.prefix = cur[i];
@@ -580,8 +606,9 @@ static void add_arg(struct sess *s, struct scan *sc, const char *arg)
 	const char *mod = s->hs.module;
 	size_t mlen = strlen(mod);
 	const char *p = arg;
-	char **matches = NULL;
+	char **matches = NULL, clean[ARG_PATH_MAX];
 	size_t n;
+	int dotdir;
 
 	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
 		p = arg + mlen;
@@ -589,15 +616,18 @@ static void add_arg(struct sess *s, struct scan *sc, const char *arg)
 		add_one_arg(s, sc, arg);
 		return;
 	}
-	n = glob_expand(p, &matches);
+	/* As rsyncd: "." and ".." are resolved first, so "sub/../x*" is
+	 * "x*" (and nothing is looked up under a name the client spelled
+	 * with ".."). */
+	sanitize(p, clean, sizeof(clean), &dotdir);
+	n = glob_expand(clean, dotdir, &matches);
 	if (n == 0)
 		add_one_arg(s, sc, arg);
 	for (size_t i = 0; i < n; i++) {
 		char full[PR_RELPATH_MAX + 2];
-		size_t plen = strlen(p);
 
 		/* keep a trailing slash: it still means "the contents" */
-		snprintf(full, sizeof(full), "/%s%s", matches[i], plen && p[plen - 1] == '/' ? "/" : "");
+		snprintf(full, sizeof(full), "/%s%s", matches[i], dotdir ? "/" : "");
 		add_one_arg(s, sc, full);
 		scan_all(sc);
 		free(matches[i]);
@@ -605,34 +635,43 @@ static void add_arg(struct sess *s, struct scan *sc, const char *arg)
 	free(matches);
 }
 
-/* An argument longer than a module path can be: the kernel's answer. */
-static void too_long(struct sess *s, const char *p)
-{
-	io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] link_stat \"/%s\" (in %s) failed: %s (%d)",
-	       p + (p[0] == '/'), s->hs.module, strerror(ENAMETOOLONG), ENAMETOOLONG);
-	io_err_general(s);
-}
+/* The last argument directory found to be a directory: consecutive
+ * arguments below one directory (a --files-from list) check it once, as
+ * rsyncd changes into it once. */
+static char last_dir_ok[ARG_PATH_MAX];
+static int last_dir_valid;
 
-static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
+/*
+ * An argument split as rsyncd handles it: the directory it changes into
+ * (rp) and the name it then looks up there (name; mpath is both joined).
+ * slash: -R without "/./" (the transfer's top is "/"); dot_first: a
+ * "./name" with -R, for which stock sends "." once, as implied.
+ */
+struct argp {
+	char dir[ARG_PATH_MAX], kept[ARG_PATH_MAX], mpath[ARG_PATH_MAX];
+	const char *rp, *name;
+	int dotdir, implied, follow, slash, dot_first;
+	int toolong; /* does not fit even these buffers: ENAMETOOLONG, never a shorter name */
+};
+
+/* A name too long for a module path stays whole through sanitize() (the
+ * buffers here are three times a path), and the monitor request for it
+ * then fails with ENAMETOOLONG, as stat(2) fails for rsyncd; one that
+ * does not even fit here is marked toolong, with the same answer. */
+static void arg_split(struct sess *s, const char *arg, struct argp *a)
 {
-	struct flroots *roots = sc->roots;
 	const char *mod = s->hs.module;
 	size_t mlen = strlen(mod);
 	const char *p = arg;
-	char rootbuf[PR_RELPATH_MAX], kept[PR_RELPATH_MAX], full[PR_RELPATH_MAX];
-	char mpath[PR_RELPATH_MAX], show[PR_RELPATH_MAX];
-	static char link[FS_LINK_MAX];
-	const char *name;
-	struct pr_stat st;
-	struct fentry *f;
-	uint32_t root;
-	int dotdir, dummy, err, implied = 0, followed = 0;
+	static char prefix[ARG_PATH_MAX];
+	int dummy;
 
+	a->implied = a->slash = a->dot_first = 0;
+	a->kept[0] = '\0';
 	if (strncmp(arg, mod, mlen) == 0 && (arg[mlen] == '/' || arg[mlen] == '\0'))
 		p = arg + mlen;
 	if (s->opt.relative) {
 		const char *split = strstr(p, "/./");
-		char prefix[PR_RELPATH_MAX];
 
 		if (split) {
 			snprintf(prefix, sizeof(prefix), "%.*s", (int)(split - p), p);
@@ -640,93 +679,141 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 		} else {
 			prefix[0] = '\0';
 		}
-		if (sanitize(prefix, rootbuf, sizeof(rootbuf), &dummy) < 0 || sanitize(p, kept, sizeof(kept), &dotdir) < 0)
-			return too_long(s, p);
-		root = add_root(roots, rootbuf, split == NULL);
-		if (p[0] == '.' && p[1] == '/' && kept[0] && !sc->dot_sent)
-			add_dot_dir(s, sc, root); /* a "./name": stock sends "." once, as implied */
-		name = kept[0] ? kept : ".";
-		implied = kept[0] != '\0'; /* added once the argument is known to be kept */
+		a->toolong = sanitize(prefix, a->dir, sizeof(a->dir), &dummy) < 0 ||
+			     sanitize(p, a->kept, sizeof(a->kept), &a->dotdir) < 0;
+		a->rp = a->dir;
+		a->slash = split == NULL;
+		a->dot_first = p[0] == '.' && p[1] == '/' && a->kept[0];
+		a->name = a->kept[0] ? a->kept : ".";
+		a->implied = a->kept[0] != '\0'; /* added once the argument is known to be kept */
 	} else {
 		char *slash;
 
-		if (sanitize(p, full, sizeof(full), &dotdir) < 0)
-			return too_long(s, p);
-		if (dotdir) {
-			root = add_root(roots, full, 0);
-			name = ".";
+		a->toolong = sanitize(p, a->dir, sizeof(a->dir), &a->dotdir) < 0;
+		if (a->dotdir) {
+			a->rp = a->dir;
+			a->name = ".";
 		} else {
-			slash = strrchr(full, '/');
+			slash = strrchr(a->dir, '/');
 			if (slash) {
 				*slash = '\0';
-				root = add_root(roots, full, 0);
-				name = slash + 1;
+				a->rp = a->dir;
+				snprintf(a->kept, sizeof(a->kept), "%s", slash + 1);
 			} else {
-				root = add_root(roots, "", 0);
-				name = full;
+				a->rp = "";
+				snprintf(a->kept, sizeof(a->kept), "%s", a->dir);
 			}
-			snprintf(kept, sizeof(kept), "%s", name);
-			name = kept;
+			a->name = a->kept;
 		}
 	}
-	if (join(mpath, sizeof(mpath), roots->v[root], name) < 0)
-		return;
-	/* Stock changes into the argument's directory first: a missing or
-	 * module-hidden one fails as a whole, with change_dir's message. */
-	err = roots->v[root][0] ? fsc_stat(roots->v[root], 1, &st, NULL, 0) : 0;
-	if (err == 0 && roots->v[root][0] && !S_ISDIR(st.mode))
+	/* cannot fail: each part is shorter than the argument */
+	(void)join(a->mpath, sizeof(a->mpath), a->rp, a->name);
+	a->follow = a->dotdir || s->opt.copy_links;
+}
+
+static int arg_dir_known(const struct argp *a)
+{
+	return !a->rp[0] || (last_dir_valid && strcmp(a->rp, last_dir_ok) == 0);
+}
+
+/* Stock changes into the argument's directory first: a missing or
+ * module-hidden one fails as a whole, with change_dir's message.  0 or -1. */
+static int arg_enter(struct sess *s, const struct argp *a)
+{
+	static char show[ARG_PATH_MAX + 1];
+	struct pr_stat st;
+	int err;
+
+	if (arg_dir_known(a))
+		return 0;
+	last_dir_valid = 0;
+	err = fsc_stat(a->rp, 1, &st, NULL, 0);
+	if (err == 0 && !S_ISDIR(st.mode))
 		err = ENOTDIR;
 	if (err) {
 		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
-		       shown(roots->v[root], show, sizeof(show)), mod, strerror(err), err);
+		       shown(a->rp, show, sizeof(show)), s->hs.module, strerror(err), err);
 		io_err_general(s);
-		return;
+		return -1;
 	}
-	link[0] = '\0';
-	err = fsc_stat(mpath, dotdir || s->opt.copy_links, &st, link, sizeof(link));
+	strcpy(last_dir_ok, a->rp);
+	last_dir_valid = 1;
+	return 0;
+}
+
+/* The rest, once the name's own lookup answered err/st/link. */
+static void arg_add(struct sess *s, struct scan *sc, struct argp *a, int err, struct pr_stat *st,
+		    char *link)
+{
+	static char show[ARG_PATH_MAX + 1];
+	const char *mod = s->hs.module;
+	struct fentry *f;
+	uint32_t root;
+	int followed = 0;
+
+	if (a->dot_first && !sc->dot_sent)
+		add_dot_dir(s, sc, add_root(sc->roots, a->rp, a->slash));
 	if (err) {
 		if (err == ENOENT && s->opt.ignore_missing_args)
 			return;
 		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] link_stat \"%s\" (in %s) failed: %s (%d)",
-		       shown(mpath, show, sizeof(show)), mod, strerror(err), err);
+		       shown(a->mpath, show, sizeof(show)), mod, strerror(err), err);
 		if (err != ENOENT)
 			io_err_general(s);
 		return;
 	}
-	if (S_ISLNK(st.mode) && (followed = apply_links(s, roots, root, mpath, name, &st, link)) < 0)
+	/* Only a name that exists costs a root: names that do not, as most
+	 * of a hostile list may, leave nothing behind. */
+	root = add_root(sc->roots, a->rp, a->slash);
+	if (S_ISLNK(st->mode) && (followed = apply_links(s, sc->roots, root, a->mpath, a->name, st, link)) < 0)
 		return;
-	if (!dotdir && filt_skip(s, name, roots->v[root], S_ISDIR(st.mode), FILT_ALL))
+	if (!a->dotdir && filt_skip(s, a->name, a->rp, S_ISDIR(st->mode), FILT_ALL))
 		return;
-	if (S_ISDIR(st.mode) && !s->opt.recursive && !s->opt.dirs && !dotdir) {
-		io_msg(&s->io, MSG_INFO, "skipping directory %s", name);
+	if (S_ISDIR(st->mode) && !s->opt.recursive && !s->opt.dirs && !a->dotdir) {
+		io_msg(&s->io, MSG_INFO, "skipping directory %s", a->name);
 		return;
 	}
-	if (implied)
-		add_implied(s, sc, root, kept);
+	if (a->implied)
+		add_implied(s, sc, root, a->kept);
 	/* (EPERM: the module's "open noatime" on a directory its uid does
 	 * not own; stock's chdir works, its opendir fails, as ours will.) */
-	if (S_ISDIR(st.mode) && dotdir && (err = fsc_list(mpath, probe_entry, NULL)) != 0 && err != EPERM) {
+	if (S_ISDIR(st->mode) && a->dotdir && (err = fsc_list(a->mpath, probe_entry, NULL)) != 0 && err != EPERM) {
 		/* Stock changes into a "dir/" argument first; when it cannot,
 		 * the argument is skipped as a whole. */
 		io_msg(&s->io, MSG_ERROR_XFER, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
-		       shown(mpath, show, sizeof(show)), mod, strerror(err), err);
+		       shown(a->mpath, show, sizeof(show)), mod, strerror(err), err);
 		io_err_general(s);
 		return;
 	}
-	if (!flconv_check(s, name, mpath, S_ISLNK(st.mode) && link[0] ? link : NULL))
+	if (!flconv_check(s, a->name, a->mpath, S_ISLNK(st->mode) && link[0] ? link : NULL))
 		return;
-	f = add_full(sc, name, root, &st, S_ISLNK(st.mode) && link[0] ? link : NULL,
-		     followed || (dotdir && !S_ISDIR(st.mode)) ? XA_REFERENT : dotdir ? XA_THROUGH : XA_OWN);
-	if (f == NULL || !S_ISDIR(st.mode))
+	f = add_full(sc, a->name, root, st, S_ISLNK(st->mode) && link[0] ? link : NULL,
+		     followed || (a->dotdir && !S_ISDIR(st->mode)) ? XA_REFERENT : a->dotdir ? XA_THROUGH : XA_OWN);
+	if (f == NULL || !S_ISDIR(st->mode))
 		return;
-	if (s->opt.recursive || dotdir) {
+	if (s->opt.recursive || a->dotdir) {
 		f->dir_role = DIR_CONTENT_TOP;
 		/* incremental: only "." is scanned into the first list */
-		if (!sc->inc || strcmp(name, ".") == 0)
-			push_dir(sc, name, root, st.dev, 0);
+		if (!sc->inc || strcmp(a->name, ".") == 0)
+			push_dir(sc, a->name, root, st->dev, 0);
 	} else {
 		f->dir_role = DIR_NO_CONTENT;
 	}
+}
+
+static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
+{
+	static struct argp a;
+	static char link[FS_LINK_MAX];
+	struct pr_stat st;
+	int err;
+
+	arg_split(s, arg, &a);
+	if (arg_enter(s, &a) < 0)
+		return;
+	link[0] = '\0';
+	err = a.toolong ? ENAMETOOLONG : fsc_stat(a.mpath, a.follow, &st, link, sizeof(link));
+	arg_add(s, sc, &a, err, &st, link);
 }
 
 /* ---- sorting ------------------------------------------------------------ */
@@ -914,14 +1001,111 @@ void fl_file_sums(struct sess *s, struct flist *fl)
 
 /* ---- entry points for flset.c -------------------------------------------- */
 
+/* The directory --files-from names are relative to: as rsyncd, one that
+ * cannot be entered ends the session (exit 3) before any name is read.
+ * It is sanitized once, into out ("module/dir"), so a name costs its own
+ * length and the clean base's, never the spelling the client sent. */
+static void files_from_base(struct sess *s, const char *base, char *out, size_t cap)
+{
+	const char *mod = s->hs.module, *p = base;
+	size_t mlen = strlen(mod);
+	static char dir[ARG_PATH_MAX];
+	struct pr_stat st;
+	int dotdir, err = 0;
+
+	if (strncmp(base, mod, mlen) == 0 && (base[mlen] == '/' || base[mlen] == '\0'))
+		p = base + mlen;
+	sanitize(p, dir, sizeof(dir), &dotdir);
+	if (dir[0] && (err = fsc_stat(dir, 1, &st, NULL, 0)) == 0 && !S_ISDIR(st.mode))
+		err = ENOTDIR;
+	if (err)
+		io_fatal(&s->io, RERR_FILESELECT, "rsync: [sender] change_dir \"%s\" (in %s) failed: %s (%d)",
+			 p[0] ? p : "/", mod, strerror(err), err);
+	snprintf(out, cap, "%s%s%s", mod, dir[0] ? "/" : "", dir);
+}
+
+/*
+ * The names of a --files-from list, looked up FSC_STAT_BATCH at a time
+ * (fsc_stat_many).  Only names below a directory already entered are
+ * queued; a new directory first drains the queue, so every message the
+ * client gets comes in the order of the list, as from a name-by-name walk.
+ */
+struct ffq {
+	struct argp a[FSC_STAT_BATCH + 1], *slot[FSC_STAT_BATCH + 1];
+	struct fsc_statq q[FSC_STAT_BATCH];
+	size_t n;
+};
+
+static void ffq_drain(struct sess *s, struct scan *sc, struct ffq *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		f->q[i].path = f->slot[i]->mpath;
+		f->q[i].follow = f->slot[i]->follow;
+	}
+	fsc_stat_many(f->q, f->n);
+	for (size_t i = 0; i < f->n; i++) {
+		arg_add(s, sc, f->slot[i], f->q[i].err, &f->q[i].st, f->q[i].link);
+		scan_all(sc);
+	}
+	/* the slot after the queue may hold a name not yet queued */
+	if (f->n > 0) {
+		struct argp *t = f->slot[0];
+
+		f->slot[0] = f->slot[f->n];
+		f->slot[f->n] = t;
+	}
+	f->n = 0;
+}
+
+static void files_from_all(struct sess *s, struct scan *sc)
+{
+	static struct ffq f;
+	static char name[PR_RELPATH_MAX], arg[ARG_PATH_MAX], base[ARG_PATH_MAX];
+	int rc;
+
+	files_from_base(s, s->opt.npaths ? s->opt.paths[0] : "", base, sizeof(base));
+	for (size_t i = 0; i <= FSC_STAT_BATCH; i++)
+		f.slot[i] = &f.a[i];
+	f.n = 0;
+	while ((rc = files_from_next(s, name, sizeof(name))) != 0) {
+		struct argp *a = f.slot[f.n];
+
+		if (sess_source_name(base, name, arg, sizeof(arg)) < 0)
+			io_fatal(&s->io, RERR_PROTOCOL, "--files-from name too long [sender]");
+		arg_split(s, arg, a);
+		if (rc == 2 || a->toolong) {
+			/* rsyncd looks up what fits of it; a cut name is another
+			 * file, so this one is only reported, "too long", exit 23 */
+			static char nolink[1];
+			struct pr_stat st = { 0 };
+
+			ffq_drain(s, sc, &f);
+			arg_add(s, sc, f.slot[0], ENAMETOOLONG, &st, nolink);
+			continue;
+		}
+		if (!arg_dir_known(a)) {
+			ffq_drain(s, sc, &f); /* a now in slot 0 */
+			if (arg_enter(s, f.slot[0]) < 0)
+				continue;
+		}
+		if (++f.n == FSC_STAT_BATCH)
+			ffq_drain(s, sc, &f);
+	}
+	ffq_drain(s, sc, &f);
+}
+
 void fl_build_args(struct sess *s, struct flist *fl, struct flroots *roots, int inc)
 {
 	struct scan sc = { .s = s, .fl = fl, .roots = roots, .inc = inc };
 
+	fl_io = &s->io;
 	for (size_t i = 0; i < s->nsrc; i++) {
 		add_arg(s, &sc, s->src[i]);
 		scan_all(&sc);
 	}
+	/* --files-from=-: each name as it arrives, never the list at once */
+	if (s->opt.files_from_socket)
+		files_from_all(s, &sc);
 	free(sc.stack);
 }
 
@@ -930,6 +1114,7 @@ void fl_build_dirs(struct sess *s, struct flist *fl, struct flroots *roots,
 {
 	struct scan sc = { .s = s, .fl = fl, .roots = roots, .inc = 1 };
 
+	fl_io = &s->io;
 	for (size_t i = 0; i < n; i++)
 		push_dir(&sc, dirs[i].name, dirs[i].root, dirs[i].dev, dirs[i].depth);
 	scan_all(&sc);

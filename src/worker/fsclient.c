@@ -11,19 +11,21 @@
 #include "fsclient.h"
 #include "mon.h"
 
-/* 0, or ENAMETOOLONG for a path no request can carry (as the kernel would
- * answer it: a name over 255 bytes, a path over 4095). */
+/* A name the filesystem would refuse as too long (a path of 4096 bytes or
+ * more, a component over 255) gets its ENAMETOOLONG here, as stat(2) would
+ * answer: rsyncd's clients see "File name too long (36)" for it.  Any
+ * other malformed path is our own bug. */
 static int set_path(struct pr_str_relpath *d, const char *path)
 {
-	size_t len = strlen(path), run = 0;
+	size_t len = strlen(path), comp = 0;
 
-	if (len >= PR_RELPATH_MAX)
-		return ENAMETOOLONG;
-	for (size_t i = 0; i < len; i++) {
-		run = path[i] == '/' ? 0 : run + 1;
-		if (run > 255)
+	for (size_t i = 0; i <= len; i++) {
+		comp = i < len && path[i] != '/' ? comp + 1 : 0;
+		if (comp > 255)
 			return ENAMETOOLONG;
 	}
+	if (len >= PR_RELPATH_MAX)
+		return ENAMETOOLONG;
 	if (pr_str_set_relpath(d, path) < 0 || !pr_relpath_ok(d->s, d->len)) {
 		mon_log(PR_LOG_ERR, "internal error: bad module path requested");
 		mon_exit(14);
@@ -121,6 +123,41 @@ int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_
 			return EIO;
 	}
 	return 0;
+}
+
+void fsc_stat_many(struct fsc_statq *q, size_t n)
+{
+	struct pr_msg m;
+	int sent[FSC_STAT_BATCH];
+
+	if (n > FSC_STAT_BATCH)
+		n = FSC_STAT_BATCH;
+	for (size_t i = 0; i < n; i++) {
+		pr_msg_init(&m, PR_W_STAT);
+		m.u.stat.flags = q[i].follow ? PR_STAT_FOLLOW : 0;
+		q[i].link[0] = '\0';
+		q[i].err = set_path(&m.u.stat.path, q[i].path);
+		sent[i] = q[i].err == 0;
+		if (sent[i])
+			mon_send(&m, -1);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!sent[i])
+			continue;
+		mon_expect(&m, PR_M_STAT, NULL);
+		if ((q[i].err = (int)m.u.mstat.err) != 0)
+			continue;
+		q[i].st = m.u.mstat.st;
+		if (m.u.mstat.link_state == PR_LINK_INLINE && m.u.mstat.link.len < FS_LINK_MAX)
+			memcpy(q[i].link, m.u.mstat.link.s, (size_t)m.u.mstat.link.len + 1);
+		else if (m.u.mstat.link_state == PR_LINK_ERROR)
+			q[i].err = EIO;
+		else if (m.u.mstat.link_state == PR_LINK_LONG)
+			sent[i] = 2; /* read once every answer is in */
+	}
+	for (size_t i = 0; i < n; i++)
+		if (sent[i] == 2)
+			q[i].err = fsc_readlink(q[i].path, q[i].link, FS_LINK_MAX);
 }
 
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)

@@ -24,6 +24,24 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx);
  * For a symlink, link receives the target (may be NULL). */
 int fsc_stat(const char *path, int follow, struct pr_stat *st, char *link, size_t linkcap);
 
+/*
+ * Several lstats (or stats) in flight at once: up to FSC_STAT_BATCH
+ * requests are sent before the first answer is read, so a long run of
+ * lookups (a --files-from list) costs the two processes one wake-up per
+ * batch rather than one per name.  The monitor answers in order; with at
+ * most FSC_STAT_BATCH messages queued each way, neither side can block
+ * the other.  Each entry's err, st and link are as fsc_stat's.
+ */
+#define FSC_STAT_BATCH 8
+struct fsc_statq {
+	const char *path;
+	int follow;
+	int err;
+	struct pr_stat st;
+	char link[FS_LINK_MAX];
+};
+void fsc_stat_many(struct fsc_statq *q, size_t n);
+
 /* Open a regular file read-only. Returns 0 or errno; *fd and *handle set on success. */
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st);
 /* Close a descriptor from fsc_open and tell the monitor. */

@@ -66,12 +66,16 @@ uint64_t io_stat_written(const struct io *io)
 	return io->c->total_written + (io->olen ? io->olen + 4 : 0) - io->stat_written_base;
 }
 
+__attribute__((noreturn)) static void timed_out(struct io *io);
+
 static void put_all(struct io *io, const void *p, size_t n)
 {
 	int r = conn_write(io->c, p, n);
 
+	if (r == CONN_TIMEOUT)
+		timed_out(io);
 	if (r != CONN_OK)
-		io_abort(io, r == CONN_TIMEOUT ? RERR_TIMEOUT : RERR_SOCKETIO, conn_strerror(r));
+		io_abort(io, RERR_SOCKETIO, conn_strerror(r));
 }
 
 void io_write_raw(struct io *io, const void *p, size_t n)
@@ -161,7 +165,8 @@ void io_msg(struct io *io, int code, const char *fmt, ...)
 		code = MSG_ERROR_XFER;
 	if (io->protocol < 30 && code == MSG_WARNING)
 		code = MSG_INFO;
-	mon_log(code == MSG_INFO ? PR_LOG_INFO : code == MSG_WARNING ? PR_LOG_WARNING : PR_LOG_ERR, "%.*s", n, text);
+	mon_log_client(code == MSG_INFO ? PR_LOG_INFO : code == MSG_WARNING ? PR_LOG_WARNING : PR_LOG_ERR, "%.*s", n,
+		       text);
 	text[n++] = '\n';
 	io_send_msg(io, code, text, (size_t)n);
 }
@@ -172,8 +177,36 @@ static void raw_read(struct io *io, void *p, size_t n)
 
 	if (r == CONN_EOF)
 		io_abort(io, RERR_STREAMIO, "connection closed by client");
+	if (r == CONN_TIMEOUT)
+		timed_out(io);
 	if (r != CONN_OK)
-		io_abort(io, r == CONN_TIMEOUT ? RERR_TIMEOUT : RERR_STREAMIO, conn_strerror(r));
+		io_abort(io, RERR_STREAMIO, conn_strerror(r));
+}
+
+/*
+ * The client neither sent nor consumed anything for the whole timeout
+ * (or a bounded wait in io_fatal ran out).  As rsyncd's sender: exit 30;
+ * the client is told only if the message fits without waiting, since it
+ * is not reading.
+ */
+static void timed_out(struct io *io)
+{
+	static int once;
+
+	if (once++ || in_fatal)
+		mon_exit(in_fatal ? fatal_code : RERR_TIMEOUT);
+	if (!io->mux_out) {
+		mon_log(PR_LOG_WARNING, "daemon handshake timeout in the setup exchange -- exiting (code %d)",
+			RERR_TIMEOUT);
+	} else {
+		mon_log(PR_LOG_WARNING, "io timeout: the client was silent for %d s -- exiting (code %d)",
+			io->timeout_s, RERR_TIMEOUT);
+		io->c->deadline_ms = conn_now_ms() + 100;
+		io_msg(io, MSG_ERROR, "[sender] io timeout after %d seconds -- exiting", io->timeout_s);
+		io_msg(io, MSG_ERROR, "rsync error: %s (code %d) at %s [sender=prsyncd-%s]",
+		       rerr_text(RERR_TIMEOUT), RERR_TIMEOUT, "io", PRSYNCD_VERSION);
+	}
+	mon_exit(RERR_TIMEOUT);
 }
 
 static uint32_t le32(const unsigned char b[4])
@@ -230,7 +263,7 @@ static void client_msg(struct io *io, int code, uint32_t len)
 		raw_read(io, text, len);
 		text[len] = '\0';
 		if (code != MSG_DELETED)
-			mon_log(PR_LOG_INFO, "client message: %s", text);
+			mon_log_client(PR_LOG_INFO, "client message: %s", text);
 		return;
 	default:
 		io_fatal(io, RERR_STREAMIO, "unexpected tag %d [sender]", code);

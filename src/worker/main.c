@@ -80,7 +80,5 @@ int main(int argc, char **argv)
 	filters_recv(&sess);
 	xa_init(&sess);
 	files_from_recv(&sess);
-	/* The handshake deadline ends here; --timeout governs from now on. */
-	client.deadline_ms = 0;
 	sender_run(&sess);
 }

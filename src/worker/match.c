@@ -23,11 +23,16 @@
  * everywhere (e.g. all zero for a file of zeros) with strong sums that never
  * match, making us hash a whole block at every byte offset.  Failed strong
  * sums are therefore charged against a budget; once it is spent the rest of
- * the file is sent as literal data.  The budget allows several times what
- * honest data costs: a false weak match happens about count * 2^-29 times
- * per offset (the weak sums of small blocks have only ~29 bits of entropy)
- * and costs blength bytes of hashing, i.e. count * blength / 2^29 bytes per
- * byte scanned -- which grows with the basis, so the budget does too.
+ * the file is sent as literal data (correct, only less compact).  The
+ * budget is fixed by the part of OUR file still to scan, never by what the
+ * client claims: MISS_BUDGET_BASE plus MISS_BUDGET_PER_BYTE bytes of hashing
+ * per byte, so the strong-sum work of any request is at most 8 MiB + 16x
+ * the file, whatever count and blength say (a count of 2^20 blocks of 2^17
+ * bytes once made it grow without bound).  Honest transfers stay far
+ * below it: a false weak match costs blength bytes and happens about
+ * count * 2^-29 times per offset, i.e. basis / 2^29 bytes per byte, which
+ * reaches 16 only for bases of 8 GiB and more; there the rest of a very
+ * dissimilar file may go literal, which is what it mostly is anyway.
  *
  * Window contract.  match_file reads the file through `f`, which the caller
  * must open with a window of at least blength + 1 bytes (or the file's
@@ -51,8 +56,8 @@
 #define FILTER_SHIFT     4           /* 16 filter bits per bucket */
 #define RUN_SELF         0x80000000u /* see build_run_info(); block indices are < 2^24 */
 #define SMALL_BUCKET     16          /* insertion sort up to this size */
-#define MISS_BUDGET_BASE ((int64_t)64 << 20)
-#define MISS_BUDGET_PER_BYTE 16      /* plus 4x the honest rate, see above */
+#define MISS_BUDGET_BASE ((int64_t)8 << 20)
+#define MISS_BUDGET_PER_BYTE 16      /* see "Strong-sum budget" */
 
 /* ---- the sum head ------------------------------------------------------ */
 
@@ -245,9 +250,16 @@ static void sift_down(const struct sumset *s, uint32_t *a, size_t root, size_t n
 }
 
 /* Heapsort for large buckets: O(n log n) whatever the client sent, and no
- * allocation. */
+ * allocation.  A bucket already in order (the counting sort keeps block
+ * order, so a run of equal sums arrives sorted) is left as it is. */
 static void heap_sort(const struct sumset *s, uint32_t *a, size_t n)
 {
+	size_t k = 1;
+
+	while (k < n && block_cmp(s, a[k - 1], a[k]) < 0)
+		k++;
+	if (k >= n)
+		return;
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(s, a, i, n);
 	for (size_t end = n; end-- > 1;) {
@@ -541,6 +553,7 @@ static int run_dead(const struct matcher *m, uint32_t a, int64_t off)
 static void charge_miss(struct matcher *m, size_t len)
 {
 	m->miss_budget -= (int64_t)len;
+	m->st->missed_bytes += (int64_t)len;
 }
 
 /*
@@ -575,6 +588,7 @@ static int64_t find_full(struct matcher *m, int64_t off, uint32_t w)
 	unsigned char strong[CSUM_MAX_LEN];
 
 	csum_block(m->cp, at(m, off), m->bl, strong);
+	m->st->strong_bytes += (int64_t)m->bl;
 	uint32_t c = bound_sum2(s, a, z, strong, 0);
 	uint32_t d = bound_sum2(s, c, z, strong, 1);
 
@@ -613,6 +627,7 @@ static int try_last_block(struct matcher *m, int64_t off)
 	if (csum_rolling(at(m, eoff), len) != s->sum1[i])
 		return 0;
 	csum_block(m->cp, at(m, eoff), len, strong);
+	m->st->strong_bytes += (int64_t)len;
 	if (memcmp(strong, sum2_of(s, i), (size_t)s->h.s2length) != 0)
 		return 0;
 	if (m->inplace && (int64_t)i * (int64_t)m->bl < eoff && !self_matched(m, i))
@@ -717,15 +732,11 @@ static int sums_usable(const struct sumset *s, const struct csum_params *cp)
 
 /* How many bytes of failed strong sums to allow for `todo` bytes of file
  * (see "Strong-sum budget"); saturates instead of overflowing. */
-static int64_t miss_budget(const struct sumset *s, int64_t todo)
+static int64_t miss_budget(int64_t todo)
 {
-	/* count <= 2^24 and blength <= 2^29, so this fits easily */
-	int64_t per_byte = MISS_BUDGET_PER_BYTE +
-			   4 * (((int64_t)s->h.count * s->h.blength) >> 29);
-
-	if (todo > (INT64_MAX - MISS_BUDGET_BASE) / per_byte)
+	if (todo > (INT64_MAX - MISS_BUDGET_BASE) / MISS_BUDGET_PER_BYTE)
 		return INT64_MAX;
-	return MISS_BUDGET_BASE + todo * per_byte;
+	return MISS_BUDGET_BASE + todo * MISS_BUDGET_PER_BYTE;
 }
 
 static int match_blocks(struct matcher *m)
@@ -743,7 +754,7 @@ static int match_blocks(struct matcher *m)
 		return -1;
 	m->bits = table_bits(s->table_size);
 	build_index(s, m->bits);
-	m->miss_budget = miss_budget(s, todo);
+	m->miss_budget = miss_budget(todo);
 	int rc = -1;
 
 	if (m->inplace) {

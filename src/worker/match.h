@@ -57,6 +57,8 @@ struct match_stats {
 	int64_t literal_bytes;
 	int64_t matched_bytes;
 	int32_t matched_blocks;
+	int64_t strong_bytes;          /* bytes hashed for strong sums (the work) */
+	int64_t missed_bytes;          /* of which for strong sums that matched nothing */
 };
 
 /*

@@ -4,7 +4,9 @@
  * and the safe reaction is to stop.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "mon.h"
@@ -23,19 +25,47 @@ void mon_init(int fd)
 	pr_ipc_init(&mon_ipc, fd, PR_DIR_TO_WORKER);
 }
 
-void mon_log(enum pr_log_level level, const char *fmt, ...)
+static void log_text(enum pr_log_level level, const char *buf)
 {
 	struct pr_msg m;
+
+	pr_msg_init(&m, PR_W_LOG);
+	m.u.log.level = level;
+	pr_str_set_text_trunc(&m.u.log.text, buf);
+	(void)pr_ipc_send(&mon_ipc, &m, -1);
+}
+
+void mon_log(enum pr_log_level level, const char *fmt, ...)
+{
 	char buf[PR_TEXT_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	pr_msg_init(&m, PR_W_LOG);
-	m.u.log.level = level;
-	pr_str_set_text_trunc(&m.u.log.text, buf);
-	(void)pr_ipc_send(&mon_ipc, &m, -1);
+	log_text(level, buf);
+}
+
+static uint64_t client_records, client_bytes, dropped, dropped_bytes;
+
+void mon_log_client(enum pr_log_level level, const char *fmt, ...)
+{
+	char buf[PR_TEXT_MAX];
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	len = strlen(buf);
+	if (client_records >= MON_LOG_CLIENT_RECORDS || client_bytes + len > MON_LOG_CLIENT_BYTES) {
+		dropped++;
+		dropped_bytes += len;
+		return;
+	}
+	client_records++;
+	client_bytes += len;
+	log_text(level, buf);
 }
 
 void mon_send(struct pr_msg *m, int fd)
@@ -73,6 +103,12 @@ void mon_expect_either(struct pr_msg *m, enum pr_msg_type type, enum pr_msg_type
 void mon_exit(int code)
 {
 	struct pr_msg m;
+
+	if (dropped > 0)
+		mon_log(PR_LOG_WARNING, "%llu more client messages and errors (%llu bytes) not logged: "
+			"the session's budget of %u records and %u bytes was spent",
+			(unsigned long long)dropped, (unsigned long long)dropped_bytes,
+			MON_LOG_CLIENT_RECORDS, MON_LOG_CLIENT_BYTES);
 
 	pr_msg_init(&m, PR_W_EXIT);
 	m.u.exit.code = (uint32_t)code & 0xff;

@@ -12,6 +12,18 @@ void mon_init(int fd);
 void mon_log(enum pr_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * A log record a client can cause as often as it likes (its own text
+ * messages, the errors its requests produce): counted against the
+ * session's budget of MON_LOG_CLIENT_RECORDS records and
+ * MON_LOG_CLIENT_BYTES bytes; beyond it the record is dropped, and
+ * mon_exit() logs one line saying how much was.
+ */
+#define MON_LOG_CLIENT_RECORDS 1000u
+#define MON_LOG_CLIENT_BYTES (256u * 1024u)
+void mon_log_client(enum pr_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Send a request; exits the worker if the channel is broken. */
 void mon_send(struct pr_msg *m, int fd);
 

@@ -16,7 +16,9 @@
 #include "compress_sess.h"
 #include "flist.h"
 #include "fsclient.h"
+#include "filters.h"
 #include "match.h"
+#include "wildmatch.h"
 #include "mon.h"
 #include "sess.h"
 #include "xferrec.h"
@@ -250,6 +252,10 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 	if (compress_sink(s, &sink, f->name) < 0 ||
 	    match_file(&map, start, &ss, &s->xfer, &mo, &sink, &cf, &ms) < 0)
 		io_fatal(&s->io, RERR_STREAMIO, "token stream failed: %s [sender]", compress_error(s));
+	if (ms.strong_bytes > 0)
+		mon_log(PR_LOG_DEBUG, "match work: %lld bytes of strong sums (%lld failed) for %lld bytes, %d blocks of %d",
+			(long long)ms.strong_bytes, (long long)ms.missed_bytes, (long long)f->st.size,
+			(int)ss.h.count, (int)ss.h.blength);
 	csum_file_final(&cf, digest);
 	if (map.read_error) {
 		/* A deliberately wrong sum makes the receiver discard and redo. */
@@ -344,6 +350,9 @@ static void send_stats(struct sess *s)
 	}
 	mon_log(PR_LOG_INFO, "sent %lld bytes  received %lld bytes  total size %lld",
 		(long long)wr, (long long)rd, (long long)s->total_size);
+	if (filt_checks() > 0)
+		mon_log(PR_LOG_DEBUG, "filter work: %llu rule checks, %llu matcher steps",
+			(unsigned long long)filt_checks(), (unsigned long long)pr_wild_work());
 }
 
 /* The goodbye (spec part 1, 8.3). */

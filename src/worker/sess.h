@@ -65,8 +65,11 @@ struct sess {
 	int xlog_files, xlog_itemized;
 };
 
-/* Add a source argument "base/./name" (name NULL: base alone). */
-void sess_add_path(struct sess *s, const char *base, const char *name);
+/* Add a path argument as a source. */
+void sess_add_path(struct sess *s, const char *base);
+/* A --files-from name as a source argument: "base/./name" into out (cap
+ * bytes); -1 if it does not fit. */
+int sess_source_name(const char *base, const char *name, char *out, size_t cap);
 
 /*
  * Read the arguments, parse them, and do the protocol setup (compat flags,

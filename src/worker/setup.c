@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
@@ -52,9 +53,14 @@ static void read_args(struct sess *s, struct arglist *a, int nul)
 			unsigned char ch;
 			int r = conn_read_exact(s->c, &ch, 1);
 
+			if (r == CONN_TIMEOUT) {
+				mon_log(PR_LOG_WARNING, "daemon handshake timeout (%u s) in the argument list -- "
+					"exiting (code %d)", s->hs.args_timeout, RERR_TIMEOUT);
+				mon_exit(RERR_TIMEOUT);
+			}
 			if (r != CONN_OK) {
 				mon_log(PR_LOG_WARNING, "reading arguments: %s", conn_strerror(r));
-				mon_exit(r == CONN_TIMEOUT ? RERR_TIMEOUT : RERR_STREAMIO);
+				mon_exit(RERR_STREAMIO);
 			}
 			if (nul ? ch == '\0' : (ch == '\n' || ch == '\r'))
 				break;
@@ -207,6 +213,25 @@ __attribute__((noreturn)) static void refuse(struct sess *s, int flags, const ch
 	mon_exit(RERR_UNSUPPORTED);
 }
 
+/*
+ * rsync 3.5.0 refuses --insecure-links apart from "refuse options": it
+ * sends the same text and closes while the client is still sending, so the
+ * client ends with a connection error (exit 10).  The same, bounded.
+ */
+__attribute__((noreturn)) static void refuse_abrupt(struct sess *s, int flags, const char *text)
+{
+	struct pollfd p = { .fd = s->c->fd, .events = POLLIN };
+
+	write_compat(s, flags & ~(CF_VARINT_FLIST_FLAGS | CF_INC_RECURSE));
+	write_seed(s, choose_seed(&s->opt));
+	io_start_mux(&s->io);
+	io_msg(&s->io, MSG_ERROR, "%s", text);
+	io_flush(&s->io);
+	(void)poll(&p, 1, 1000);
+	(void)poll(NULL, 0, 300); /* let the client read the message first */
+	mon_exit(RERR_UNSUPPORTED);
+}
+
 /* Pick the first name in the client's list that we implement. */
 static int pick_checksum(const char *client_list)
 {
@@ -267,22 +292,25 @@ static void module_settings(struct sess *s)
 	s->iconv = s->opt.iconv && s->hs.charset[0];
 }
 
-#define SRC_MAX (4u << 20)
+#define SRC_MAX (4u << 20) /* path arguments and the names of a --files-from=FILE */
 
-void sess_add_path(struct sess *s, const char *base, const char *name)
+int sess_source_name(const char *base, const char *name, char *out, size_t cap)
 {
-	size_t blen = strlen(base), need;
+	size_t blen = strlen(base);
+	int n;
+
+	while (blen > 0 && base[blen - 1] == '/')
+		blen--; /* a trailing slash means "contents" only for a lone argument */
+	n = snprintf(out, cap, "%.*s/./%s", (int)blen, base, name);
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+void sess_add_path(struct sess *s, const char *base)
+{
 	char *p;
 
-	while (name && blen > 0 && base[blen - 1] == '/')
-		blen--; /* a trailing slash means "contents" only for a lone argument */
-	need = blen + (name ? strlen(name) + 3 : 0) + 1;
-	if (s->nsrc >= SRC_MAX || (p = malloc(need)) == NULL)
-		io_fatal(&s->io, RERR_MALLOC, "too many source names [sender]");
-	if (name)
-		snprintf(p, need, "%.*s/./%s", (int)blen, base, name);
-	else
-		snprintf(p, need, "%s", base);
+	if (s->nsrc >= SRC_MAX || (p = strdup(base)) == NULL)
+		io_fatal(&s->io, RERR_MALLOC, "out of memory storing the source arguments [sender]");
 	if (s->nsrc == s->src_cap) {
 		size_t cap = s->src_cap ? s->src_cap * 2 : 16;
 		char **v = realloc(s->src, cap * sizeof(*v));
@@ -300,7 +328,7 @@ void setup_session(struct sess *s)
 	const char *cluster, *caps = NULL;
 	char err[IO_MSG_TEXT_MAX];
 	size_t at = 0;
-	int flags;
+	int flags, timeout;
 
 	if (a == NULL)
 		mon_exit(RERR_MALLOC);
@@ -337,6 +365,8 @@ void setup_session(struct sess *s)
 	if (options_parse_refusing(&s->opt, s->protocol, &s->refuse, a->v, a->n, err, sizeof(err)) < 0) {
 		args_free(a);
 		free(a);
+		if (strstr(err, "refuse --insecure-links") != NULL)
+			refuse_abrupt(s, flags, err);
 		refuse(s, flags, err);
 	}
 	/* rsyncd logs the request before it judges the options */
@@ -344,25 +374,25 @@ void setup_session(struct sess *s)
 	args_free(a);
 	free(a);
 
-	if (s->opt.remove_source_files)
-		refuse(s, flags, "ERROR: --remove-source-files cannot be used with a read-only module");
-
+	/* (--remove-source-files gets rsyncd's error after the setup, below.)
+	 * rsyncd fails a missing --files-from file as it fails an option it
+	 * refuses outright: the client sees the text and a reset (exit 10). */
 	if (files_from_open(s, err, sizeof(err)) < 0)
-		refuse(s, flags, err);
+		refuse_abrupt(s, flags, err);
 	s->links = (struct links_opts){ s->opt.copy_links, s->opt.copy_dirlinks, s->opt.copy_unsafe_links,
 					(s->hs.module_flags & PR_MOD_MUNGE) != 0 };
 	/* stock's own check, in the same words (its compat.c) */
 	if (s->protocol < 30 && (s->opt.acls || s->opt.xattrs)) {
 		snprintf(err, sizeof(err), "--%s requires protocol 30 or higher (negotiated %d).",
 			 s->opt.acls ? "acls" : "xattrs", s->protocol);
-		refuse(s, flags, err);
+		refuse_abrupt(s, flags, err);
 	}
 	if (s->opt.crtimes)
-		refuse(s, flags, "rsync: --crtimes (-N) is not supported by this server");
+		refuse(s, flags, "rsync: The server is configured to refuse --crtimes (-N)");
 	module_settings(s);
 	if (!s->opt.files_from_socket && !s->opt.files_from_path[0]) {
 		for (size_t i = 0; i < s->opt.npaths; i++)
-			sess_add_path(s, s->opt.paths[i], NULL);
+			sess_add_path(s, s->opt.paths[i]);
 	}
 	/* Incremental recursion needs the client's 'i' and -r (and no --qsort). */
 	if (s->protocol >= 30 && s->opt.cap_inc_recurse && s->opt.recursive && !s->opt.qsort)
@@ -404,10 +434,16 @@ void setup_session(struct sess *s)
 	write_seed(s, s->xfer.seed);
 
 	io_start_mux(&s->io);
-	if (s->opt.timeout > 0) {
-		io_set_timeout(&s->io, s->opt.timeout);
+	/* The handshake bound ends here: from now on the client's silence is
+	 * bounded by the smaller of its --timeout and the module's. */
+	s->c->deadline_ms = 0;
+	timeout = s->opt.timeout;
+	if (s->hs.timeout > 0 && (timeout == 0 || (unsigned)timeout > s->hs.timeout))
+		timeout = (int)s->hs.timeout;
+	if (timeout > 0) {
+		io_set_timeout(&s->io, timeout);
 		if (s->protocol >= 31)
-			io_send_int_msg(&s->io, MSG_IO_TIMEOUT, s->opt.timeout);
+			io_send_int_msg(&s->io, MSG_IO_TIMEOUT, timeout);
 	}
 	mon_log(PR_LOG_DEBUG, "protocol %d, compat flags 0x%x, checksum %s, compress %s", s->protocol,
 		flags, csum_name(s->xfer.type), cpres_name(s->cpres));

@@ -32,9 +32,9 @@ refuse "bad boolean" 3 "[pub]\n\tpath = $TMP/pub\n\tlist = maybe\n" "maybe"
 refuse "module without path" 1 "[pub]\n\tcomment = x\n" "path"
 
 warnf=$TMP/warn.conf
-printf '[pub]\n\tpath = %s\n\ttimeout = 600\n' "$TMP/pub" > "$warnf"
+printf '[pub]\n\tpath = %s\n\topen noatime = yes\n' "$TMP/pub" > "$warnf"
 out=$("$P" --config="$warnf" --check-config 2>&1); rc=$?
-[ $rc = 0 ] && grep -q "$warnf:3:.*timeout" <<<"$out" && pass "unimplemented directive warns with file:line" || fail "warning: rc=$rc $out"
+[ $rc = 0 ] && grep -q "$warnf:3:.*open noatime" <<<"$out" && pass "unimplemented directive warns with file:line" || fail "warning: rc=$rc $out"
 
 "$P" --version | grep -q '^prsyncd ' && pass "--version" || fail "--version"
 "$P" --help | grep -q -- '--check-config' && pass "--help" || fail "--help"

@@ -8,10 +8,16 @@ import time
 
 
 class Client:
-    def __init__(self, port, module, args):
+    def __init__(self, port, module, args, rcvbuf=None):
         """Connect, select `module`, send the server arguments `args`, read
-        the compat flags and seed, send an empty filter list."""
-        self.s = socket.create_connection(("127.0.0.1", port), 5)
+        the compat flags and seed, send an empty filter list.  rcvbuf: a
+        receive buffer size set before connecting (a client that stops
+        reading then blocks the server sooner)."""
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.s.settimeout(5)
+        self.s.connect(("127.0.0.1", port))
         self.s.settimeout(10)
         self.buf = b""
         self.texts = []

@@ -189,6 +189,9 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
 		else if (!strcmp(f, "numeric2")) b->numeric_ids = 2;
 		else if (!strcmp(f, "module-str")) set_unterminated(b->module.s, sizeof(b->module.s), &b->module.len);
 		else if (!strcmp(f, "dc-str")) set_unterminated(b->dont_compress.s, sizeof(b->dont_compress.s), &b->dont_compress.len);
+		else if (!strcmp(f, "timeout-big")) b->timeout = PR_TIMEOUT_MAX + 1;
+		else if (!strcmp(f, "args0")) b->args_timeout = 0;
+		else if (!strcmp(f, "args-big")) b->args_timeout = 3601;
 		else {
 			/* the error forms */
 			memset(b, 0, sizeof(*b));
@@ -199,6 +202,7 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
 			else if (!strcmp(f, "error-with-module")) { pr_str_set_text(&b->error, "@ERROR: EVIL"); pr_str_set_name(&b->module, "pub"); }
 			else if (!strcmp(f, "error-ro")) { pr_str_set_text(&b->error, "@ERROR: EVIL"); b->read_only = 1; }
 			else if (!strcmp(f, "error-str")) set_unterminated(b->error.s, sizeof(b->error.s), &b->error.len);
+			else if (!strcmp(f, "error-timeout")) { pr_str_set_text(&b->error, "@ERROR: EVIL"); b->timeout = 5; }
 			else return 0;
 		}
 		return 1;
@@ -397,6 +401,7 @@ static void serve_request(const struct pr_msg *r)
 		m.u.select.read_only = 1;
 		m.u.select.numeric_ids = strcmp(point, "idname") == 0 ? 0 : 1;
 		pr_str_set_name(&m.u.select.module, "pub");
+		m.u.select.args_timeout = 30;
 		answer(&m, -1, "select");
 		break;
 	case PR_W_START:

@@ -730,16 +730,16 @@ static void test_filters(void)
 static void test_warnings(void)
 {
 	static const char *const want[] = {
-		NAME ":1: 'timeout' is not implemented yet and is ignored: a silent client is never "
-		"cut after the handshake; only the client's --timeout applies (issue 10, being implemented)",
+		NAME ":15: module [b]: 'port' is a global parameter: rsyncd ignores it in a module, and so "
+		"does prsyncd (move it to the global section)",
 	};
 	static const char text[] =
-		"timeout = 600\n"               /* 1 */
-		"proxy protocol hosts = 10.1.1.1\n" /* 2 */
+		"timeout = 600\n"               /* 1: implemented, no warning */
+		"proxy protocol hosts = 10.1.1.1\n" /* 2: implemented */
 		"log file = /var/log/all.log\n" /* 3: implemented, no warning */
 		"[a]\n"                         /* 4 */
 		"path = /a\n"                   /* 5 */
-		"timeout = 60\n"                /* 6: already warned */
+		"open noatime = no\n"           /* 6: already warned */
 		"dont compress = *.gz\n"        /* 7: implemented, no warning */
 		"max connections = 4\n"         /* 8: implemented */
 		"[b]\n"                         /* 9 */
@@ -747,7 +747,8 @@ static void test_warnings(void)
 		"Dont_Compress = *.zip\n"       /* 11: implemented */
 		"log file = /var/log/b.log\n"   /* 12: the module's own */
 		"reverse lookup = no\n"         /* 13: per module now, no warning */
-		"reverse lookup = yes\n";       /* 14 */
+		"reverse lookup = yes\n"        /* 14 */
+		"port = 5\n";                   /* 15: global only, warned */
 	struct cfg c;
 	size_t i;
 	int round;
@@ -940,11 +941,10 @@ static void test_load(void)
 	CHECK(c.modules == NULL && c.worker_user == NULL);
 
 	/* A good file, with errors and warnings named after the path. */
-	CHECK(write_text(path, "port = 9\n[m]\npath = /srv\ntimeout = 3\n") == 0);
+	CHECK(write_text(path, "port = 9\n[m]\npath = /srv\nopen noatime = yes\nport = 1\n") == 0);
 	CHECK(cfg_load(path, &c, e, sizeof e) == 0);
 	CHECK(c.port == 9 && cfg_find_module(&c, "m") != NULL);
-	snprintf(want, sizeof want, "%s:4: module [m]: 'timeout' is not implemented yet "
-		 "and is ignored: ", path);
+	snprintf(want, sizeof want, "%s:5: module [m]: 'port' is a global parameter", path);
 	CHECK(c.nwarnings == 1 && strncmp(c.warnings[0], want, strlen(want)) == 0);
 	cfg_free(&c);
 
@@ -1113,8 +1113,34 @@ static void test_sender_directives(void)
 	EXPECT_ERR("socket options = SO_KEEPALIVE SO_BOGUS\n", 1, "names a socket option rsyncd does not know");
 }
 
+/* timeout: a module value, the global section's as default and as the
+ * bound before selection, and the handshake bound derived from both. */
+static void test_timeout(void)
+{
+	char e[CFG_ERR_MAX];
+	struct cfg c;
+
+	CHECK(parse("timeout = 5\n[a]\npath = /a\n[b]\npath = /b\ntimeout = 0\n"
+		    "[c]\npath = /c\ntimeout = 600\n", &c, e) == 0);
+	CHECK(c.timeout == 5 && c.nwarnings == 0);
+	CHECK(cfg_find_module(&c, "a")->timeout == 5 && cfg_find_module(&c, "b")->timeout == 0 &&
+	      cfg_find_module(&c, "c")->timeout == 600);
+	cfg_free(&c);
+	CHECK(parse("[a]\npath = /a\n", &c, e) == 0);
+	CHECK(c.timeout == 0 && cfg_find_module(&c, "a")->timeout == 0);
+	cfg_free(&c);
+	CHECK(parse("timeout = -1\n", &c, e) == -1);
+	CHECK(parse("timeout = 1000001\n", &c, e) == -1);
+	CHECK(parse("timeout = x\n", &c, e) == -1);
+	/* min(handshake timeout, 60, timeout if set) */
+	CHECK(cfg_handshake_bound(30, 0) == 30 && cfg_handshake_bound(30, 5) == 5 &&
+	      cfg_handshake_bound(300, 0) == 60 && cfg_handshake_bound(300, 600) == 60 &&
+	      cfg_handshake_bound(300, 45) == 45 && cfg_handshake_bound(10, 45) == 10);
+}
+
 int main(void)
 {
+	test_timeout();
 	test_defaults();
 	test_globals();
 	test_modules();

@@ -815,6 +815,10 @@ static void test_hostile(void)
 	CHECK(run_match(&run, file, FLEN, 0, &s, &md5p, 0, BL + 65536) == 0);
 	double dt = now() - t0;
 	CHECK_MSG(dt < 20.0, "hostile (a) took %.1f s", dt);
+	/* the work is counted: 8 MiB + 16 bytes of hashing per file byte */
+	CHECK_MSG(run.st.missed_bytes <= (8 << 20) + 16LL * FLEN + BL &&
+		  run.st.strong_bytes == run.st.missed_bytes,
+		  "hostile (a): %lld bytes hashed", (long long)run.st.strong_bytes);
 	CHECK(run.st.matched_blocks == 0 && run.st.literal_bytes == FLEN);
 	CHECK(run.rec.ndata == FLEN && memcmp(run.rec.data, file, FLEN) == 0);
 	rec_free(&run.rec);
@@ -836,6 +840,33 @@ static void test_hostile(void)
 	CHECK_MSG(dt < 20.0, "hostile (c) took %.1f s", dt);
 	rec_free(&run.rec);
 	sums_free(&s);
+
+	/* (e) The budget follows the file, not the claim: 2^20 blocks of 2^17
+	 * bytes (a 128 GiB "basis") against 4 MiB of zeros, and against 16 MiB:
+	 * at most 8 MiB + 16x the file of failed strong sums either way. */
+	for (int k = 0; k < 2; k++) {
+		size_t flen = k ? 4 * (size_t)FLEN : FLEN;
+		unsigned char *z = calloc(flen, 1);
+		struct sum_head hh = { 1 << 20, 1 << 17, 16, 0 };
+		struct sumset ss;
+
+		CHECK(z != NULL && sums_alloc(&ss, &hh) == 0);
+		if (z == NULL || ss.sum1 == NULL) {
+			free(z);
+			continue;
+		}
+		for (int32_t i = 0; i < hh.count; i++) {
+			ss.sum1[i] = 0;
+			memset(ss.sum2 + 16 * i, 0x77, 16);
+		}
+		CHECK(run_match(&run, z, flen, 0, &ss, &md5p, 0, (1 << 17) + 65536) == 0);
+		CHECK_MSG(run.st.missed_bytes <= (8 << 20) + 16LL * (int64_t)flen + (1 << 17),
+			  "hostile (e) on %zu bytes: %lld bytes hashed", flen, (long long)run.st.missed_bytes);
+		CHECK(run.st.literal_bytes == (int64_t)flen);
+		rec_free(&run.rec);
+		sums_free(&ss);
+		free(z);
+	}
 
 	/* (d) Genuine but identical sums (zero basis, zero file): everything
 	 * matches, and the adjacent-block preference makes it 0, 1, 2, ... */

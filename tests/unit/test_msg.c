@@ -193,6 +193,7 @@ static void base_select_ok(struct pr_msg *m)
 	m->u.select.status = PR_SELECT_OK;
 	m->u.select.read_only = 1;
 	set_name(&m->u.select.module, "pub");
+	m->u.select.args_timeout = 30;
 }
 
 static void base_select_err(struct pr_msg *m)
@@ -919,6 +920,20 @@ static void test_select_fields(void)
 			expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, what[i]);
 		}
 	}
+	/* timeouts: bounded with OK, absent with ERROR */
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.timeout, 0, "timeout 0");
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.timeout, PR_TIMEOUT_MAX, "timeout max");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.timeout, PR_TIMEOUT_MAX + 1, "timeout too big");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.timeout, 0xffffffffu, "timeout huge");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.args_timeout, 0, "args_timeout 0");
+	FIELD(PR_M_SELECT, PR_MSG_OK, u.select.args_timeout, 3600, "args_timeout 3600");
+	FIELD(PR_M_SELECT, PR_MSG_EBADFIELD, u.select.args_timeout, 3601, "args_timeout 3601");
+	base_select_err(&m);
+	m.u.select.timeout = 5;
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "ERROR with a timeout");
+	base_select_err(&m);
+	m.u.select.args_timeout = 5;
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "ERROR with an args_timeout");
 
 	select_error_case(PR_MSG_EBADFIELD, "");
 	select_error_case(PR_MSG_EBADFIELD, "ERROR: x");

@@ -1,0 +1,30 @@
+/*
+ * How much one session may write to the operator's log through the worker
+ * (PR_W_LOG).  The worker keeps its own, smaller budget for what clients
+ * cause (src/worker/mon.c), so an honest session never reaches this one:
+ * it stops a compromised worker from flooding the log.  What is dropped
+ * is counted and reported in one line when the session ends.
+ */
+#ifndef PRSYNCD_LOGBUDGET_H
+#define PRSYNCD_LOGBUDGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LOG_BUDGET_RECORDS 10000u
+#define LOG_BUDGET_BYTES (4u << 20)
+
+struct log_budget {
+	uint32_t records;       /* logged so far */
+	uint64_t bytes;
+	uint64_t dropped;       /* records not logged */
+	uint64_t dropped_bytes;
+};
+
+/* Count a record of len bytes: 1 to log it, 0 once the budget is spent. */
+int log_budget_take(struct log_budget *b, size_t len);
+
+/* One line saying what was dropped, if anything was. */
+void log_budget_report(const struct log_budget *b);
+
+#endif
