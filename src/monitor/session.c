@@ -97,6 +97,8 @@ static const struct request requests[] = {
 	{ PR_W_CLOSE,    ST_MODULE,                             NULL, fs_close },
 	{ PR_W_READLINK, ST_MODULE,                             NULL, fs_readlink },
 	{ PR_W_IDNAME,   ST_MODULE,                             NULL, fs_idname },
+	{ PR_W_OPENV,    ST_MODULE,                             NULL, fs_openv },
+	{ PR_W_CLOSEV,   ST_MODULE,                             NULL, fs_closev },
 };
 
 static int64_t now_ms(void)

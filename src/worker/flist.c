@@ -786,41 +786,66 @@ void fl_sort_dedupe(struct sess *s, struct flist *fl,
 	fl->n = w;
 }
 
-/* -c: the whole-file sum of every regular file, unseeded. */
-void fl_file_sums(struct sess *s, struct flist *fl)
+/* The sum of one opened file: its st_size bytes as it was opened (stock
+ * sums the size it listed), stopping early if it shrank. */
+static void file_sum(struct sess *s, const struct fsc_opened *o, unsigned char *sum)
 {
 	static unsigned char buf[256 * 1024];
+	struct csum_file cf;
+	uint64_t off = 0;
 
-	for (size_t i = 0; i < fl->n; i++) {
-		struct fentry *f = &fl->e[i];
-		char mpath[PR_RELPATH_MAX];
-		struct csum_file cf;
-		struct pr_stat st;
-		uint32_t handle;
-		int fd;
+	if (csum_file_init(&cf, &s->flist, 0) < 0)
+		return;
+	while (off < o->st.size) {
+		size_t want = o->st.size - off < sizeof(buf) ? (size_t)(o->st.size - off) : sizeof(buf);
+		ssize_t n = pread(o->fd, buf, want, (off_t)off);
 
-		if (!S_ISREG(f->st.mode))
-			continue;
-		if (f->x == NULL) {
-			f->x = arena_zalloc_aligned(fl, sizeof(*f->x));
-			f->x->nlink = 1;
-		}
-		f->x->sum = memset(arena_alloc(fl, CSUM_MAX_LEN), 0, CSUM_MAX_LEN);
-		if (flist_module_path(fl, f, mpath, sizeof(mpath)) < 0 ||
-		    fsc_open(mpath, &fd, &handle, &st) != 0)
-			continue; /* unreadable: an all-zero sum, as stock sends */
-		if (csum_file_init(&cf, &s->flist, 0) == 0) {
-			int64_t off = 0;
-			for (;;) {
-				ssize_t n = pread(fd, buf, sizeof(buf), off);
-				if (n <= 0)
-					break;
-				csum_file_update(&cf, buf, (size_t)n);
-				off += n;
+		if (n <= 0)
+			break;
+		csum_file_update(&cf, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	csum_file_final(&cf, sum);
+}
+
+/* -c: the whole-file sum of every regular file, unseeded.  The files are
+ * opened PR_OPENV_MAX at a time: a listing names them all in advance. */
+void fl_file_sums(struct sess *s, struct flist *fl)
+{
+	static char paths[PR_OPENV_MAX][PR_RELPATH_MAX];
+	const char *ask[PR_OPENV_MAX];
+	struct fsc_opened got[PR_OPENV_MAX];
+	size_t which[PR_OPENV_MAX];
+
+	for (size_t i = 0; i < fl->n;) {
+		size_t n = 0, asked;
+
+		for (; i < fl->n && n < PR_OPENV_MAX; i++) {
+			struct fentry *f = &fl->e[i];
+
+			if (!S_ISREG(f->st.mode))
+				continue;
+			if (f->x == NULL) {
+				f->x = arena_zalloc_aligned(fl, sizeof(*f->x));
+				f->x->nlink = 1;
 			}
-			csum_file_final(&cf, f->x->sum);
+			f->x->sum = memset(arena_alloc(fl, CSUM_MAX_LEN), 0, CSUM_MAX_LEN);
+			if (flist_module_path(fl, f, paths[n], sizeof(paths[n])) < 0)
+				continue; /* unreadable: an all-zero sum, as stock sends */
+			ask[n] = paths[n];
+			which[n++] = i;
 		}
-		fsc_close(fd, handle);
+		for (size_t done = 0; done < n; done += asked) {
+			asked = fsc_openv(ask + done, n - done, got);
+			if (asked == 0)
+				break; /* no handle left: cannot happen, we hold none */
+			for (size_t k = 0; k < asked; k++) {
+				if (got[k].err != 0)
+					continue;
+				file_sum(s, &got[k], fl->e[which[done + k]].x->sum);
+				fsc_close(got[k].fd, got[k].handle);
+			}
+		}
 	}
 }
 

@@ -18,6 +18,7 @@
 #include "fsclient.h"
 #include "match.h"
 #include "mon.h"
+#include "openahead.h"
 #include "sess.h"
 
 #define ITEM_BASIS_TYPE_FOLLOWS 0x0800
@@ -152,12 +153,11 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 	struct sum_head head;
 	struct fmap map;
 	struct csum_file cf;
-	struct pr_stat st;
 	struct match_stats ms = { 0 };
 	unsigned char digest[CSUM_MAX_LEN];
 	char mpath[PR_RELPATH_MAX];
-	uint32_t handle;
-	int fd, err, redo, append;
+	struct oa_file of;
+	int err, redo, append;
 	int64_t start = 0;
 	struct match_opts mo = { .inplace = 0 };
 	struct token_sink sink = { &s->io, tok_literal, tok_block, tok_end };
@@ -175,12 +175,13 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 		open_failed(s, r->ndx, f->name, ENAMETOOLONG, io_error);
 		return;
 	}
-	err = fsc_open(mpath, &fd, &handle, &st);
+	err = oa_open(fl, (size_t)(f - fl->e), mpath, !redo && phase == 0, &of);
 	if (err) {
 		sums_free(&ss);
 		open_failed(s, r->ndx, mpath, err, io_error);
 		return;
 	}
+	const struct pr_stat st = of.st;
 	if (append) {
 		int64_t have = (int64_t)head.count * head.blength;
 		if (head.remainder)
@@ -189,7 +190,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 			io_msg(&s->io, MSG_WARNING, "skipped diminished file: %s", mpath);
 			if (s->protocol >= 30)
 				io_send_int_msg(&s->io, MSG_NO_SEND, r->ndx);
-			fsc_close(fd, handle);
+			oa_close(&of);
 			sums_free(&ss);
 			return;
 		}
@@ -203,7 +204,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 
 	echo_request(s, r);
 	write_head(&s->io, &head);
-	if (fmap_open(&map, fd, (int64_t)st.size, (size_t)(head.blength > 0 ? head.blength : 1) + 65536) < 0 ||
+	if (fmap_open(&map, of.fd, (int64_t)st.size, (size_t)(head.blength > 0 ? head.blength : 1) + 65536) < 0 ||
 	    csum_file_init(&cf, &s->xfer, 1) < 0)
 		io_fatal(&s->io, RERR_MALLOC, "out of memory [sender]");
 	/* append-verify (and any append before protocol 30) sums the whole file */
@@ -232,7 +233,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 	}
 	io_write(&s->io, digest, (size_t)csum_len(s->xfer.type));
 	fmap_close(&map);
-	fsc_close(fd, handle);
+	oa_close(&of);
 	sums_free(&ss);
 	f->sent = 1;
 	*literal_total += ms.literal_bytes;
@@ -382,6 +383,7 @@ void sender_run(struct sess *s)
 		flset_fill(set, 1000);
 		ndx = next_ndx(s);
 		if (ndx == NDX_DONE) {
+			oa_drop(); /* nothing opened ahead outlives its list or phase */
 			if (s->inc_recurse && set->nheld > 0) {
 				/* Each D retires the oldest list; the one that
 				 * retires the last list ends phase 0. */

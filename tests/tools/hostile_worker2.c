@@ -4,7 +4,7 @@
  * the monitor exactly like the real worker (client socket on fd 3, channel
  * on fd 4), it reads one mode line from the test client and then:
  *
- *   hdr FAULT TYPE   a worker request of TYPE (every one of the eleven),
+ *   hdr FAULT TYPE   a worker request of TYPE (every one of the thirteen),
  *                    broken in one way: len (body length), fd (a descriptor
  *                    rides along), flagfd (descriptor flag, no descriptor),
  *                    flagbad (unknown flag bit), magic, field (a body field
@@ -90,9 +90,11 @@ static int send_rec(struct pr_msg *m, const int *fds, int nfds, int flags)
 {
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(16 * sizeof(int))];
+		char buf[CMSG_SPACE(32 * sizeof(int))];
 	} ctl;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	/* the record is the header and the body its length states */
+	size_t len = sizeof(m->h) + (m->h.len <= PR_MSG_BODY_MAX ? m->h.len : PR_MSG_BODY_MAX);
+	struct iovec iov = { .iov_base = m, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
 	m->h.seq = ++ipc.send_seq;
@@ -108,7 +110,7 @@ static int send_rec(struct pr_msg *m, const int *fds, int nfds, int flags)
 		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
 		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
 	}
-	return sendmsg(ipc.fd, &mh, MSG_NOSIGNAL | flags) == (ssize_t)sizeof(*m) ? 0 : -1;
+	return sendmsg(ipc.fd, &mh, MSG_NOSIGNAL | flags) == (ssize_t)len ? 0 : -1;
 }
 
 static void send_msg(struct pr_msg *m)
@@ -191,20 +193,21 @@ static void send_path(enum pr_msg_type type, const char *path, uint32_t flags)
 	send_msg(&m);
 }
 
-/* --- the eleven worker requests, valid, then broken ------------------------ */
+/* --- the thirteen worker requests, valid, then broken ---------------------- */
 
 static const struct { const char *name; enum pr_msg_type type; int fs; } wtypes[] = {
 	{ "READY", PR_W_READY, 0 },     { "LOG", PR_W_LOG, 0 },       { "MODLIST", PR_W_MODLIST, 0 },
 	{ "SELECT", PR_W_SELECT, 0 },   { "EXIT", PR_W_EXIT, 0 },     { "LIST", PR_W_LIST, 1 },
 	{ "STAT", PR_W_STAT, 1 },       { "OPEN", PR_W_OPEN, 1 },     { "CLOSE", PR_W_CLOSE, 1 },
 	{ "READLINK", PR_W_READLINK, 1 }, { "IDNAME", PR_W_IDNAME, 1 },
+	{ "OPENV", PR_W_OPENV, 1 },     { "CLOSEV", PR_W_CLOSEV, 1 },
 };
 
 static const struct { const char *name; enum pr_msg_type type; } mtypes[] = {
 	{ "INIT", PR_M_INIT }, { "MODLIST", PR_M_MODLIST }, { "MODLIST_END", PR_M_MODLIST_END },
 	{ "SELECT", PR_M_SELECT }, { "LIST", PR_M_LIST }, { "LIST_END", PR_M_LIST_END },
 	{ "STAT", PR_M_STAT }, { "OPEN", PR_M_OPEN }, { "READLINK", PR_M_READLINK },
-	{ "IDNAME", PR_M_IDNAME },
+	{ "IDNAME", PR_M_IDNAME }, { "OPENV", PR_M_OPENV },
 };
 
 static void build_valid(struct pr_msg *m, enum pr_msg_type t)
@@ -218,6 +221,8 @@ static void build_valid(struct pr_msg *m, enum pr_msg_type t)
 	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "file"); break;
 	case PR_W_CLOSE: m->u.close.handle = 1; break;
 	case PR_W_IDNAME: m->u.idname.kind = PR_ID_USER; break;
+	case PR_W_OPENV: pr_openv_add(&m->u.openv, "file"); break;
+	case PR_W_CLOSEV: m->u.closev.nclosed = 1; m->u.closev.closed[0] = 1; break;
 	default: break;
 	}
 }
@@ -234,6 +239,8 @@ static int bad_field(struct pr_msg *m)
 	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "a/../file"); return 1;
 	case PR_W_CLOSE: m->u.close.handle = 0; return 1;
 	case PR_W_IDNAME: m->u.idname.kind = 0; return 1;
+	case PR_W_OPENV: m->u.openv.count = 2; return 1;   /* one path packed */
+	case PR_W_CLOSEV: m->u.closev.closed[0] = 0; return 1;
 	default: return 0;
 	}
 }
@@ -251,6 +258,10 @@ static int bad_str(struct pr_msg *m)
 	case PR_W_STAT: s = m->u.stat.path.s; cap = sizeof(m->u.stat.path.s); len = &m->u.stat.path.len; break;
 	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK:
 		s = m->u.path.path.s; cap = sizeof(m->u.path.path.s); len = &m->u.path.path.len; break;
+	case PR_W_OPENV:
+		/* a packed path that is not a clean module path */
+		pr_msg_init(m, PR_W_OPENV);
+		return pr_openv_add(&m->u.openv, "a/../file") == 0;
 	default: return 0;
 	}
 	memset(s, 'A', cap);
@@ -316,9 +327,9 @@ static int mode_dir(const char *tname)
 static int mode_fds(int k)
 {
 	struct pr_msg m;
-	int fds[16];
+	int fds[32];
 
-	if (k < 1 || k > 16)
+	if (k < 1 || k > 32)
 		return 3;
 	ready();
 	for (int i = 0; i < k; i++)
