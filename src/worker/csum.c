@@ -80,35 +80,6 @@ int csum_len(enum csum_type t)
 	return 0;
 }
 
-/* ---- rolling sum ------------------------------------------------------ */
-
-/* A byte as the signed char rsync adds, in mod-2^32 arithmetic.  Written
- * without a cast to signed char so it does not depend on the platform's
- * char signedness or on implementation-defined conversions. */
-static inline uint32_t sbyte(unsigned char c)
-{
-	return (uint32_t)(c ^ 0x80u) - 0x80u;
-}
-
-uint32_t csum_rolling(const unsigned char *p, size_t n)
-{
-	uint32_t s1 = 0, s2 = 0;
-	size_t i = 0;
-
-	/* Four bytes per step: s2 gains the four running s1 values. */
-	for (; i + 4 <= n; i += 4) {
-		uint32_t b0 = sbyte(p[i]), b1 = sbyte(p[i + 1]);
-		uint32_t b2 = sbyte(p[i + 2]), b3 = sbyte(p[i + 3]);
-		s2 += 4 * s1 + 4 * b0 + 3 * b1 + 2 * b2 + b3;
-		s1 += b0 + b1 + b2 + b3;
-	}
-	for (; i < n; i++) {
-		s1 += sbyte(p[i]);
-		s2 += s1;
-	}
-	return (s1 & 0xffff) | (s2 << 16);
-}
-
 /* ---- EVP digests ------------------------------------------------------ */
 
 static EVP_MD *evp_md5, *evp_sha1;

@@ -29,8 +29,13 @@ const char *csum_name(enum csum_type t);
 /* Digest length on the wire (none: 1). */
 int csum_len(enum csum_type t);
 
-/* The rolling checksum over n bytes, bytes taken as signed chars. */
+/* The rolling checksum over n bytes, bytes taken as signed chars
+ * (rolling.c: vectorised where the CPU allows). */
 uint32_t csum_rolling(const unsigned char *p, size_t n);
+/* The scalar definition, and which one csum_rolling uses ("scalar",
+ * "avx2"): for the tests that hold them equal. */
+uint32_t csum_rolling_scalar(const unsigned char *p, size_t n);
+const char *csum_rolling_impl(void);
 
 /* The parameters of block sums for a session. */
 struct csum_params {

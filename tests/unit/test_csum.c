@@ -378,13 +378,13 @@ static int tail_zero(const unsigned char out[CSUM_MAX_LEN], int from)
 /* Straightforward signed-byte rolling sum, to check the unrolled one. */
 static uint32_t rolling_ref(const unsigned char *p, size_t n)
 {
-	int32_t s1 = 0, s2 = 0;
+	uint32_t s1 = 0, s2 = 0; /* unsigned: long inputs wrap, as rsync's sums do */
 
 	for (size_t i = 0; i < n; i++) {
-		s1 += (signed char)p[i];
+		s1 += (uint32_t)(int32_t)(signed char)p[i];
 		s2 += s1;
 	}
-	return ((uint32_t)s1 & 0xffff) | ((uint32_t)s2 << 16);
+	return (s1 & 0xffff) | (s2 << 16);
 }
 
 /* An independent one-shot digest of a || b || c via EVP_Digest. */
@@ -449,6 +449,45 @@ static void test_rolling(void)
 		CHECK_MSG(((s1 & 0xffff) | (s2 << 16)) == csum_rolling(buf + off + 1, k),
 			  "off=%zu", off);
 	}
+}
+
+/*
+ * The vectorised weak sum (rolling.c) against the scalar definition and the
+ * reference: every length up to a few vector steps, every alignment, the
+ * bytes where signedness matters, and lengths long enough for the 32-bit
+ * lane sums to wrap many times.
+ */
+static void test_rolling_vector(void)
+{
+	static unsigned char big[3 << 20];
+	static const unsigned char fills[] = { 0x00, 0x7f, 0x80, 0xff, 0x01 };
+	size_t lens[] = { 32 * 1024, 32 * 1024 + 31, 65536 + 7, 131072, 700001, sizeof big - 64 };
+
+	printf("weak sum: %s\n", csum_rolling_impl());
+	CHECK(strcmp(csum_rolling_impl(), "scalar") == 0 || strcmp(csum_rolling_impl(), "avx2") == 0);
+	xorshift_fill(big, sizeof big, 1234);
+	for (size_t off = 0; off < 64; off++)
+		for (size_t n = 0; n <= 200; n++)
+			CHECK_MSG(csum_rolling(big + off, n) == csum_rolling_scalar(big + off, n) &&
+				  csum_rolling_scalar(big + off, n) == rolling_ref(big + off, n),
+				  "off=%zu n=%zu", off, n);
+	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+		for (size_t off = 0; off < 64; off += 13)
+			CHECK_MSG(csum_rolling(big + off, lens[i]) == rolling_ref(big + off, lens[i]),
+				  "random off=%zu n=%zu", off, lens[i]);
+	for (size_t f = 0; f < sizeof fills; f++) {
+		memset(big, fills[f], sizeof big);
+		for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+			CHECK_MSG(csum_rolling(big + 3, lens[i]) == rolling_ref(big + 3, lens[i]),
+				  "fill %02x n=%zu", fills[f], lens[i]);
+	}
+	/* alternating extremes: the largest pair products maddubs sees */
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (i & 1) ? 0x80 : 0x7f;
+	CHECK(csum_rolling(big, sizeof big) == rolling_ref(big, sizeof big));
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (i % 3) ? 0x80 : 0xff;
+	CHECK(csum_rolling(big + 1, sizeof big - 1) == rolling_ref(big + 1, sizeof big - 1));
 }
 
 static void test_names_lengths(void)
@@ -802,6 +841,7 @@ int main(void)
 
 	CHECK(legacy != NULL && deflt != NULL);
 	test_rolling();
+	test_rolling_vector();
 	test_names_lengths();
 	test_known_vectors();
 	test_appendix_b();
