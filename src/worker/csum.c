@@ -5,7 +5,7 @@
  * provider, initialised on first use without reading any file, so a
  * session that negotiates xxh128 never touches libcrypto); MD4 is our own
  * (md4.c), since OpenSSL keeps it in a legacy module on disk.  The xxhash
- * family comes from libxxhash.
+ * family is xxhash.h built inline for this CPU (xxh.h).
  *
  * The block sum is the hot path: each EVP_MD is fetched once and one
  * EVP_MD_CTX is reused for every block.  The worker is single-threaded, so
@@ -19,9 +19,9 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <xxhash.h>
 
 #include "md4.h"
+#include "xxh.h"
 
 /* ---- names and lengths ------------------------------------------------ */
 
@@ -184,10 +184,17 @@ static uint64_t xxh_seed(int32_t seed)
 	return (uint64_t)(int64_t)seed;
 }
 
-static void xxh128_out(unsigned char *out, XXH128_hash_t h)
+static enum xxh_kind xxh_kind_of(enum csum_type t)
 {
-	le64(out, h.low64);
-	le64(out + 8, h.high64);
+	return t == CSUM_XXH64 ? XXH_K64 : t == CSUM_XXH3 ? XXH_K3_64 : XXH_K3_128;
+}
+
+/* An xxhash digest on the wire: little-endian, the low half first. */
+static void xxh_out(unsigned char *out, enum csum_type t, uint64_t lo, uint64_t hi)
+{
+	le64(out, lo);
+	if (t == CSUM_XXH128)
+		le64(out + 8, hi);
 }
 
 void csum_block(const struct csum_params *p, const unsigned char *data, size_t n,
@@ -205,14 +212,13 @@ void csum_block(const struct csum_params *p, const unsigned char *data, size_t n
 			memset(out, 0, CSUM_MAX_LEN);
 		break;
 	case CSUM_XXH64:
-		le64(out, XXH64(data, n, xxh_seed(p->seed)));
-		break;
 	case CSUM_XXH3:
-		le64(out, XXH3_64bits_withSeed(data, n, xxh_seed(p->seed)));
+	case CSUM_XXH128: {
+		uint64_t hi = 0, lo = xxh_ops()->hash(xxh_kind_of(p->type), data, n, xxh_seed(p->seed), &hi);
+
+		xxh_out(out, p->type, lo, hi);
 		break;
-	case CSUM_XXH128:
-		xxh128_out(out, XXH3_128bits_withSeed(data, n, xxh_seed(p->seed)));
-		break;
+	}
 	case CSUM_NONE:
 		break;          /* one zero byte */
 	}
@@ -256,31 +262,8 @@ static int file_init_evp(struct csum_file *c, const struct csum_params *p)
 
 static int file_init_xxh(struct csum_file *c)
 {
-	if (c->type == CSUM_XXH64) {
-		XXH64_state_t *st = XXH64_createState();
-
-		if (st == NULL)
-			return -1;
-		if (XXH64_reset(st, 0) != XXH_OK) {
-			XXH64_freeState(st);
-			return -1;
-		}
-		c->xxh = st;
-		return 0;
-	}
-
-	XXH3_state_t *st = XXH3_createState();
-	XXH_errorcode rc;
-
-	if (st == NULL)
-		return -1;
-	rc = c->type == CSUM_XXH3 ? XXH3_64bits_reset(st) : XXH3_128bits_reset(st);
-	if (rc != XXH_OK) {
-		XXH3_freeState(st);
-		return -1;
-	}
-	c->xxh = st;
-	return 0;
+	c->xxh = xxh_ops()->start(xxh_kind_of(c->type));
+	return c->xxh != NULL ? 0 : -1;
 }
 
 int csum_file_init(struct csum_file *c, const struct csum_params *p, int transfer)
@@ -320,12 +303,7 @@ void csum_file_update(struct csum_file *c, const unsigned char *data, size_t n)
 	}
 	if (c->xxh == NULL)
 		return;
-	switch (c->type) {
-	case CSUM_XXH64: (void)XXH64_update(c->xxh, data, n); break;
-	case CSUM_XXH3: (void)XXH3_64bits_update(c->xxh, data, n); break;
-	case CSUM_XXH128: (void)XXH3_128bits_update(c->xxh, data, n); break;
-	default: break;
-	}
+	xxh_ops()->update(xxh_kind_of(c->type), c->xxh, data, n);
 }
 
 void csum_file_final(struct csum_file *c, unsigned char out[CSUM_MAX_LEN])
@@ -339,12 +317,10 @@ void csum_file_final(struct csum_file *c, unsigned char out[CSUM_MAX_LEN])
 		if (!EVP_DigestFinal_ex(c->evp, out, &len) || (int)len != csum_len(c->type))
 			memset(out, 0, CSUM_MAX_LEN);
 	} else if (c->xxh != NULL) {
-		switch (c->type) {
-		case CSUM_XXH64: le64(out, XXH64_digest(c->xxh)); break;
-		case CSUM_XXH3: le64(out, XXH3_64bits_digest(c->xxh)); break;
-		case CSUM_XXH128: xxh128_out(out, XXH3_128bits_digest(c->xxh)); break;
-		default: break;
-		}
+		uint64_t hi = 0, lo = xxh_ops()->digest(xxh_kind_of(c->type), c->xxh, &hi);
+
+		c->xxh = NULL; /* the digest released it */
+		xxh_out(out, c->type, lo, hi);
 	}
 	/* CSUM_NONE: the one zero byte is already there. */
 	csum_file_abort(c);
@@ -356,12 +332,8 @@ void csum_file_abort(struct csum_file *c)
 		EVP_MD_CTX_free(c->evp);
 	free(c->md4);
 	c->md4 = NULL;
-	if (c->xxh != NULL) {
-		if (c->type == CSUM_XXH64)
-			XXH64_freeState(c->xxh);
-		else
-			XXH3_freeState(c->xxh);
-	}
+	if (c->xxh != NULL)
+		xxh_ops()->discard(xxh_kind_of(c->type), c->xxh);
 	c->evp = NULL;
 	c->xxh = NULL;
 }

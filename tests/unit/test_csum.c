@@ -14,6 +14,7 @@
  */
 #include "unit.h"
 #include "csum.h"
+#include "xxh.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -675,6 +676,70 @@ static void put_le64(unsigned char *o, uint64_t v)
 		o[i] = (unsigned char)(v >> (8 * i));
 }
 
+/*
+ * Every build of the xxhash functions (xxh.h) against the shared library,
+ * one shot and streamed in uneven pieces, across the lengths where XXH3
+ * changes algorithm (0, 1-3, 4-8, 9-16, 17-128, 129-240, long, stripes and
+ * blocks) and seeds that exercise the custom-secret path.
+ */
+static void test_xxh_builds(void)
+{
+	static unsigned char d[70000];
+	static const size_t lens[] = { 0, 1, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 255, 256, 1023, 1024,
+				       1025, 4096, 16384, 16385, 32768, 65536, 69999 };
+	static const uint64_t seeds[] = { 0, 1, 0xfffffffffffffffbULL, 0x12345678ULL };
+	const struct xxh_ops *ops[] = { &xxh_ops_base, xxh_ops() };
+
+	printf("xxhash build: %s\n", xxh_ops()->name);
+	xorshift_fill(d, sizeof d, 99);
+	for (size_t o = 0; o < 2; o++) {
+		for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+			size_t n = lens[i];
+
+			for (size_t j = 0; j < sizeof seeds / sizeof seeds[0]; j++) {
+				uint64_t sd = seeds[j], hi = 0, lo;
+				XXH128_hash_t w = XXH3_128bits_withSeed(d + 1, n, sd);
+
+				CHECK_MSG(ops[o]->hash(XXH_K64, d + 1, n, sd, &hi) == XXH64(d + 1, n, sd),
+					  "%s xxh64 n=%zu", ops[o]->name, n);
+				CHECK_MSG(ops[o]->hash(XXH_K3_64, d + 1, n, sd, &hi) == XXH3_64bits_withSeed(d + 1, n, sd),
+					  "%s xxh3 n=%zu", ops[o]->name, n);
+				lo = ops[o]->hash(XXH_K3_128, d + 1, n, sd, &hi);
+				CHECK_MSG(lo == w.low64 && hi == w.high64, "%s xxh128 n=%zu", ops[o]->name, n);
+			}
+			for (int k = XXH_K64; k <= XXH_K3_128; k++) {
+				void *st = ops[o]->start((enum xxh_kind)k);
+				uint64_t hi = 0, lo, wlo, whi = 0;
+				size_t off = 0, step = 1;
+
+				CHECK(st != NULL);
+				if (st == NULL)
+					continue;
+				while (off < n) {
+					size_t take = n - off < step ? n - off : step;
+
+					ops[o]->update((enum xxh_kind)k, st, d + off, take);
+					off += take;
+					step = step * 3 + 1;
+				}
+				lo = ops[o]->digest((enum xxh_kind)k, st, &hi);
+				if (k == XXH_K64) {
+					wlo = XXH64(d, n, 0);
+				} else if (k == XXH_K3_64) {
+					wlo = XXH3_64bits(d, n);
+				} else {
+					XXH128_hash_t w = XXH3_128bits(d, n);
+					wlo = w.low64;
+					whi = w.high64;
+				}
+				CHECK_MSG(lo == wlo && (k != XXH_K3_128 || hi == whi), "%s streamed kind %d n=%zu",
+					  ops[o]->name, k, n);
+			}
+		}
+		ops[o]->discard(XXH_K3_128, ops[o]->start(XXH_K3_128));
+	}
+}
+
 static void test_xxhash(void)
 {
 	unsigned char data[77], out[CSUM_MAX_LEN], want[16];
@@ -847,6 +912,7 @@ int main(void)
 	test_appendix_b();
 	test_seed_placement();
 	test_xxhash();
+	test_xxh_builds();
 	test_none_and_tails();
 	test_file_incremental();
 	test_stock_captures();
