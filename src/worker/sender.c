@@ -28,20 +28,13 @@
 #define FNAMECMP_FNAME 0x80
 #define CHUNK_SIZE 32768
 #define XNAME_MAX 4096
+#define FMAP_SLACK (256 * 1024)
 
 /* ---- plain token stream (spec part 2, 11.1) ----------------------------- */
 
 static int tok_literal(void *ctx, const unsigned char *data, size_t len)
 {
-	struct io *io = ctx;
-
-	while (len > 0) {
-		size_t n = len < CHUNK_SIZE ? len : CHUNK_SIZE;
-		io_write_int32(io, (int32_t)n);
-		io_write(io, data, n);
-		data += n;
-		len -= n;
-	}
+	io_write_literal(ctx, data, len, CHUNK_SIZE);
 	return 0;
 }
 
@@ -204,7 +197,9 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 
 	echo_request(s, r);
 	write_head(&s->io, &head);
-	if (fmap_open(&map, of.fd, (int64_t)st.size, (size_t)(head.blength > 0 ? head.blength : 1) + 65536) < 0 ||
+	/* Large reads: a window serves many offsets of the search, and a cold
+	 * file goes out in few system calls (fmap_open caps it at the size). */
+	if (fmap_open(&map, of.fd, (int64_t)st.size, (size_t)(head.blength > 0 ? head.blength : 1) + FMAP_SLACK) < 0 ||
 	    csum_file_init(&cf, &s->xfer, 1) < 0)
 		io_fatal(&s->io, RERR_MALLOC, "out of memory [sender]");
 	/* append-verify (and any append before protocol 30) sums the whole file */
