@@ -1,24 +1,25 @@
 /*
  * rsync's checksums (spec part 2 section 8, part 1 section 5.4).
  *
- * MD5/SHA1 go through OpenSSL 3's EVP interface (the built-in default
- * provider, initialised on first use without reading any file, so a
- * session that negotiates xxh128 never touches libcrypto); MD4 is our own
- * (md4.c), since OpenSSL keeps it in a legacy module on disk.  The xxhash
- * family is xxhash.h built inline for this CPU (xxh.h).
- *
- * The block sum is the hot path: each EVP_MD is fetched once and one
- * EVP_MD_CTX is reused for every block.  The worker is single-threaded, so
- * plain statics are enough.
+ * MD5/SHA1 are OpenSSL's own digest functions (MD5_Init and friends, with
+ * its assembly and SHA extensions), called directly and linked statically:
+ * they are a few KiB, while the EVP interface and its providers are most of
+ * libcrypto, whose loading and relocation at every session's start cost
+ * more than rsyncd spends on a small pull.  MD4 is our own (md4.c), since
+ * OpenSSL keeps it in a legacy module on disk.  The xxhash family is
+ * xxhash.h built inline for this CPU (xxh.h).
  */
+/* MD5_Init and friends are deprecated in OpenSSL 3 in favour of EVP, which
+ * is exactly what is avoided here (see above). */
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "csum.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
+#include <openssl/md5.h>
+#include <openssl/sha.h>
 
 #include "md4.h"
 #include "xxh.h"
@@ -80,30 +81,35 @@ int csum_len(enum csum_type t)
 	return 0;
 }
 
-/* ---- EVP digests ------------------------------------------------------ */
+/* ---- MD5 and SHA1 ------------------------------------------------------- */
 
-static EVP_MD *evp_md5, *evp_sha1;
-static EVP_MD_CTX *block_ctx;
+union dig_ctx {
+	MD5_CTX md5;
+	SHA_CTX sha1;
+};
 
-/* The EVP_MD for a type, fetched on first use; NULL if not an EVP type or
- * the provider is missing (then no block ever matches and file sums fail,
- * which costs efficiency but never correctness). */
-static const EVP_MD *evp_for(enum csum_type t)
+static void dig_init(enum csum_type t, union dig_ctx *c)
 {
-	EVP_MD **slot;
-	const char *name;
+	if (t == CSUM_MD5)
+		MD5_Init(&c->md5);
+	else
+		SHA1_Init(&c->sha1);
+}
 
-	switch (t) {
-	case CSUM_MD5: slot = &evp_md5; name = "MD5"; break;
-	case CSUM_SHA1: slot = &evp_sha1; name = "SHA1"; break;
-	default: return NULL;
-	}
-	/* no openssl.cnf, no error strings: nothing to read from
-	 * disk (the worker has none) and less memory per session */
-	if (*slot == NULL && OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
-						 OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL))
-		*slot = EVP_MD_fetch(NULL, name, NULL);
-	return *slot;
+static void dig_update(enum csum_type t, union dig_ctx *c, const void *p, size_t n)
+{
+	if (t == CSUM_MD5)
+		MD5_Update(&c->md5, p, n);
+	else
+		SHA1_Update(&c->sha1, p, n);
+}
+
+static void dig_final(enum csum_type t, union dig_ctx *c, unsigned char *out)
+{
+	if (t == CSUM_MD5)
+		MD5_Final(out, &c->md5);
+	else
+		SHA1_Final(out, &c->sha1);
 }
 
 static void le32(unsigned char out[4], int32_t v)
@@ -152,30 +158,22 @@ static void md4_block(const struct csum_params *p, const unsigned char *data, si
 	md4_final(&c, out);
 }
 
-static int evp_block(const struct csum_params *p, const unsigned char *data, size_t n,
-		     unsigned char *out)
+static void dig_block(const struct csum_params *p, const unsigned char *data, size_t n,
+		      unsigned char *out)
 {
-	const EVP_MD *md = evp_for(p->type);
 	enum seed_pos pos = block_seed_pos(p);
 	unsigned char seed[4];
-	unsigned int len = 0;
+	union dig_ctx c;
 
-	if (md == NULL)
-		return -1;
-	if (block_ctx == NULL && (block_ctx = EVP_MD_CTX_new()) == NULL)
-		return -1;
 	le32(seed, p->seed);
-	if (!EVP_DigestInit_ex2(block_ctx, md, NULL))
-		return -1;
-	if (pos == SEED_FIRST && !EVP_DigestUpdate(block_ctx, seed, 4))
-		return -1;
-	if (n > 0 && !EVP_DigestUpdate(block_ctx, data, n))
-		return -1;
-	if (pos == SEED_LAST && !EVP_DigestUpdate(block_ctx, seed, 4))
-		return -1;
-	if (!EVP_DigestFinal_ex(block_ctx, out, &len))
-		return -1;
-	return (int)len == csum_len(p->type) ? 0 : -1;
+	dig_init(p->type, &c);
+	if (pos == SEED_FIRST)
+		dig_update(p->type, &c, seed, 4);
+	if (n > 0)
+		dig_update(p->type, &c, data, n);
+	if (pos == SEED_LAST)
+		dig_update(p->type, &c, seed, 4);
+	dig_final(p->type, &c, out);
 }
 
 /* The xxhash seed: the int32 sign-extended, as stock passes it. */
@@ -208,8 +206,7 @@ void csum_block(const struct csum_params *p, const unsigned char *data, size_t n
 		break;
 	case CSUM_MD5:
 	case CSUM_SHA1:
-		if (evp_block(p, data, n, out) != 0)
-			memset(out, 0, CSUM_MAX_LEN);
+		dig_block(p, data, n, out);
 		break;
 	case CSUM_XXH64:
 	case CSUM_XXH3:
@@ -245,18 +242,14 @@ static int file_init_md4(struct csum_file *c, const struct csum_params *p, int t
 	return 0;
 }
 
-static int file_init_evp(struct csum_file *c, const struct csum_params *p)
+static int file_init_dig(struct csum_file *c)
 {
-	const EVP_MD *md = evp_for(p->type);
-	EVP_MD_CTX *ctx;
+	union dig_ctx *d = malloc(sizeof(*d));
 
-	if (md == NULL || (ctx = EVP_MD_CTX_new()) == NULL)
+	if (d == NULL)
 		return -1;
-	if (!EVP_DigestInit_ex2(ctx, md, NULL)) {
-		EVP_MD_CTX_free(ctx);
-		return -1;
-	}
-	c->evp = ctx;
+	dig_init(c->type, d);
+	c->dig = d;
 	return 0;
 }
 
@@ -276,7 +269,7 @@ int csum_file_init(struct csum_file *c, const struct csum_params *p, int transfe
 		return file_init_md4(c, p, transfer);
 	case CSUM_MD5:
 	case CSUM_SHA1:
-		return file_init_evp(c, p);
+		return file_init_dig(c);
 	case CSUM_XXH64:
 	case CSUM_XXH3:
 	case CSUM_XXH128:
@@ -295,10 +288,8 @@ void csum_file_update(struct csum_file *c, const unsigned char *data, size_t n)
 		md4_update(c->md4, data, n);
 		return;
 	}
-	if (c->evp != NULL) {
-		/* A failure here leaves a wrong digest, which the receiver
-		 * detects and answers with a redo. */
-		(void)EVP_DigestUpdate(c->evp, data, n);
+	if (c->dig != NULL) {
+		dig_update(c->type, c->dig, data, n);
 		return;
 	}
 	if (c->xxh == NULL)
@@ -311,11 +302,8 @@ void csum_file_final(struct csum_file *c, unsigned char out[CSUM_MAX_LEN])
 	memset(out, 0, CSUM_MAX_LEN);
 	if (c->md4 != NULL) {
 		md4_final(c->md4, out);
-	} else if (c->evp != NULL) {
-		unsigned int len = 0;
-
-		if (!EVP_DigestFinal_ex(c->evp, out, &len) || (int)len != csum_len(c->type))
-			memset(out, 0, CSUM_MAX_LEN);
+	} else if (c->dig != NULL) {
+		dig_final(c->type, c->dig, out);
 	} else if (c->xxh != NULL) {
 		uint64_t hi = 0, lo = xxh_ops()->digest(xxh_kind_of(c->type), c->xxh, &hi);
 
@@ -328,12 +316,11 @@ void csum_file_final(struct csum_file *c, unsigned char out[CSUM_MAX_LEN])
 
 void csum_file_abort(struct csum_file *c)
 {
-	if (c->evp != NULL)
-		EVP_MD_CTX_free(c->evp);
+	free(c->dig);
 	free(c->md4);
 	c->md4 = NULL;
 	if (c->xxh != NULL)
 		xxh_ops()->discard(xxh_kind_of(c->type), c->xxh);
-	c->evp = NULL;
+	c->dig = NULL;
 	c->xxh = NULL;
 }

@@ -52,7 +52,7 @@ void csum_block(const struct csum_params *p, const unsigned char *data, size_t n
 /* Incremental whole-file digest. */
 struct csum_file {
 	enum csum_type type;
-	void *evp;                 /* EVP_MD_CTX for md5/sha1 */
+	void *dig;                 /* MD5/SHA1 context (csum.c) */
 	void *md4;                 /* struct md4_ctx for md4 */
 	void *xxh;                 /* XXH state for the xxhash family */
 };
