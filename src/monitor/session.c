@@ -21,7 +21,6 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pwd.h>
-#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,7 +370,7 @@ static void report_exit(struct session *s, int status, int kmsg_fd)
 		}
 		if (sig == SIGSYS) {
 			long nr = sigsys_lookup(kmsg_fd, s->worker);
-			char *name = nr >= 0 ? seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, (int)nr) : NULL;
+			const char *name = pr_syscall_name(nr);
 
 			if (nr >= 0)
 				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall %ld (%s)",
@@ -379,7 +378,6 @@ static void report_exit(struct session *s, int status, int kmsg_fd)
 			else
 				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall not reported by the kernel",
 					(int)s->worker, sig);
-			free(name);
 		} else {
 			log_msg(PR_LOG_ERR, "worker %d killed by signal %d (%s)", (int)s->worker, sig, strsignal(sig));
 		}

@@ -1,16 +1,19 @@
 /*
- * Load a generated allow-list into the kernel with libseccomp.  Anything not
- * listed kills the whole process (SCMP_ACT_KILL_PROCESS).  Calls made
- * through a foreign ABI (x32, i386) hit libseccomp's "bad arch" action,
- * which is set to kill the process too rather than left at its default
- * (kill the thread).
+ * An allow-list turned into BPF with libseccomp (see seccomp_build.h).
+ * Anything not listed kills the whole process (SCMP_ACT_KILL_PROCESS).
+ * Calls made through a foreign ABI (x32, i386) hit libseccomp's "bad arch"
+ * action, which is set to kill the process too rather than left at its
+ * default (kill the thread).
  */
 #include <errno.h>
 #include <seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#include "seccomp_policy.h"
+#include "seccomp_build.h"
 
 static enum scmp_compare to_scmp(enum pr_cmp op)
 {
@@ -62,8 +65,38 @@ static int add_rules(scmp_filter_ctx ctx, const struct pr_policy *p, char *err, 
 	return 0;
 }
 
-int pr_policy_load_with(const struct pr_policy *p, const struct pr_policy *extra,
-			char *err, size_t errlen)
+/* The program libseccomp generated, read back from a memory file. */
+static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **prog, size_t *len, char *err, size_t errlen)
+{
+	int fd = memfd_create("bpf", MFD_CLOEXEC);
+	off_t size;
+	int rc;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
+		return -1;
+	}
+	rc = seccomp_export_bpf(ctx, fd);
+	size = lseek(fd, 0, SEEK_END);
+	if (rc < 0 || size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
+	    (*prog = malloc((size_t)size)) == NULL) {
+		snprintf(err, errlen, "seccomp_export_bpf: %s", rc < 0 ? strerror(-rc) : "bad size");
+		close(fd);
+		return -1;
+	}
+	if (pread(fd, *prog, (size_t)size, 0) != size) {
+		snprintf(err, errlen, "reading the program back: %s", strerror(errno));
+		free(*prog);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	*len = (size_t)size / sizeof(struct sock_filter);
+	return 0;
+}
+
+int pr_policy_build(const struct pr_policy *p, const struct pr_policy *extra, struct sock_filter **prog,
+		    size_t *len, char *err, size_t errlen)
 {
 	scmp_filter_ctx ctx;
 	int rc;
@@ -80,19 +113,11 @@ int pr_policy_load_with(const struct pr_policy *p, const struct pr_policy *extra
 	}
 	if (add_rules(ctx, p, err, errlen) < 0 || (extra && add_rules(ctx, extra, err, errlen) < 0))
 		goto fail;
-	rc = seccomp_load(ctx);
-	if (rc < 0) {
-		snprintf(err, errlen, "seccomp_load: %s", strerror(-rc));
+	if (export_bpf(ctx, prog, len, err, errlen) < 0)
 		goto fail;
-	}
 	seccomp_release(ctx);
 	return 0;
 fail:
 	seccomp_release(ctx);
 	return -1;
-}
-
-int pr_policy_load(const struct pr_policy *p, char *err, size_t errlen)
-{
-	return pr_policy_load_with(p, NULL, err, errlen);
 }
