@@ -107,8 +107,24 @@ build/prsyncd: $(call REL_OBJ,$(LISTENER_ALL))
 build/prsyncd-monitor: $(call REL_OBJ,$(MONITOR_ALL))
 	$(CC) $(HLINK) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# The worker is executed afresh for every connection and needs nothing from
+# the system at run time (no NSS, no files: it is chrooted to an empty
+# directory), so it is linked statically as a position-independent
+# executable (ASLR kept, full RELRO): it starts without the dynamic loader
+# and its six libraries: ~5 ms less CPU per start here (300 starts: 1.6 s
+# against 3.3 s, load 8; docs/performance.md).  A security update of one of them (or of libc)
+# then needs a rebuild of prsyncd, as for any static link.
+# WORKER_STATIC=0 links it dynamically like the other two.
+WORKER_STATIC ?= 1
+ifeq ($(WORKER_STATIC),1)
+WORKER_LINK := $(subst -pie,-static-pie,$(HLINK))
+WORKER_LIBS := $(shell pkg-config --libs-only-l $(PKGS))
+else
+WORKER_LINK := $(HLINK)
+WORKER_LIBS := $(PKG_LIBS)
+endif
 build/prsyncd-worker: $(call REL_OBJ,$(WORKER_ALL))
-	$(CC) $(HLINK) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(WORKER_LINK) $(LDFLAGS) -o $@ $^ $(WORKER_LIBS)
 
 # --- sanitizer + test-hook objects ----------------------------------------
 build/test/obj/%.o: %.c $(HDRS)
