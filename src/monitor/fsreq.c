@@ -390,8 +390,7 @@ int fs_openv(struct fsreq *f, const struct pr_msg *m)
 	out.u.mopenv.count = n;
 	out.u.mopenv.nfds = (uint32_t)nfds;
 	rc = send_msg_fds(f, &out, fds, nfds);
-	for (size_t i = 0; i < nfds; i++)
-		close(fds[i]); /* after a successful send, the worker holds the only copies */
+	pr_close_fds(fds, nfds); /* after a successful send, the worker holds the only copies */
 	return rc;
 }
 

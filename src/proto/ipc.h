@@ -48,4 +48,12 @@ enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,
 enum pr_ipc_result pr_ipc_recv_fds(struct pr_ipc *c, struct pr_msg *m, int *fds, size_t cap,
 				   size_t *nfds, const char **why);
 
+/*
+ * Close n descriptors (reordered in place): each run of consecutive numbers
+ * with one close_range(2), the rest one by one.  The descriptors a batched
+ * OPENV answer carries are usually consecutive on both sides (the kernel
+ * hands out the lowest free numbers), so a batch costs one system call.
+ */
+void pr_close_fds(int *fds, size_t n);
+
 #endif

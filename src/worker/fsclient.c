@@ -117,6 +117,17 @@ _Static_assert(HANDLES_MAX <= PR_CLOSEV_MAX, "a report names every pending close
 static uint32_t closed_q[PR_CLOSEV_MAX];
 static size_t nclosed, nopen;
 
+/* Descriptors done with, closed together before more arrive (pr_close_fds:
+ * one close_range for a batch). */
+static int done_fds[PR_OPENV_MAX];
+static size_t ndone;
+
+static void close_done(void)
+{
+	pr_close_fds(done_fds, ndone);
+	ndone = 0;
+}
+
 static void flush_closes(void)
 {
 	struct pr_msg m;
@@ -141,6 +152,7 @@ int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 	struct pr_msg m;
 
 	flush_closes();
+	close_done();
 	pr_msg_init(&m, PR_W_OPEN);
 	set_path(&m.u.path.path, path);
 	mon_send(&m, -1);
@@ -155,7 +167,9 @@ int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 
 void fsc_close(int fd, uint32_t handle)
 {
-	close(fd);
+	if (ndone == PR_OPENV_MAX)
+		close_done();
+	done_fds[ndone++] = fd;
 	if (nopen > 0)
 		nopen--;
 	if (nclosed == PR_CLOSEV_MAX)
@@ -183,6 +197,7 @@ size_t fsc_openv(const char *const *paths, size_t n, struct fsc_opened *out)
 	}
 	if (asked == 0)
 		return 0;
+	close_done();
 	mon_send(&m, -1);
 	nclosed = 0;
 	mon_expect_fds(&m, PR_M_OPENV, fds, PR_OPENV_MAX, &nfds);

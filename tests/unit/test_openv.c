@@ -456,11 +456,33 @@ static void test_channel(void)
 	close(sv[1]);
 }
 
+/* pr_close_fds: closes exactly the descriptors given (runs with one
+ * close_range, the rest alone), whatever their order, and no other. */
+static void test_close_fds(void)
+{
+	int fds[12], keep, n = 0, list[12];
+
+	for (int i = 0; i < 12; i++)
+		fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	keep = fds[5]; /* a hole in the middle of a run stays open */
+	for (int i = 11; i >= 0; i--)
+		if (i != 5 && i != 9)
+			list[n++] = fds[i];
+	list[n++] = fds[9];
+	CHECK(fds[0] >= 0 && fds[11] >= 0);
+	pr_close_fds(list, (size_t)n);
+	for (int i = 0; i < 12; i++)
+		CHECK_MSG((fcntl(fds[i], F_GETFD) >= 0) == (i == 5), "fd %d (#%d) open state", fds[i], i);
+	close(keep);
+	pr_close_fds(list, 0);
+}
+
 int main(void)
 {
 	test_wopenv();
 	test_closev();
 	test_mopenv();
 	test_channel();
+	test_close_fds();
 	return unit_done("test_openv");
 }
