@@ -42,12 +42,17 @@
 
 #define LIST_MAX_READS 65536 /* getdents64 calls per listing (32 KiB each) */
 
-static int send_msg(struct fsreq *f, struct pr_msg *m, int fd)
+static int send_msg_fds(struct fsreq *f, struct pr_msg *m, const int *fds, size_t nfds)
 {
-	if (pr_ipc_send(f->ipc, m, fd) == 0)
+	if (pr_ipc_send_fds(f->ipc, m, fds, nfds) == 0)
 		return 0;
 	log_msg(PR_LOG_ERR, "cannot send %s to worker: %s", pr_msg_type_name(m->h.type), strerror(errno));
 	return -1;
+}
+
+static int send_msg(struct fsreq *f, struct pr_msg *m, int fd)
+{
+	return send_msg_fds(f, m, &fd, fd >= 0 ? 1 : 0);
 }
 
 /* --- identities, resolved before the monitor gives up root ---------------- */
@@ -390,45 +395,100 @@ int fs_stat(struct fsreq *f, const struct pr_msg *m)
 	return send_msg(f, &out, -1);
 }
 
-int fs_open(struct fsreq *f, const struct pr_msg *m)
+/* Open one regular file for the worker: its answer, and the descriptor
+ * (*fd, -1 on error) that goes with it; the handle is taken here. */
+static void open_one(struct fsreq *f, const char *path, int32_t *err, uint32_t *handle,
+		     struct pr_stat *st, int *fd)
 {
 	const struct res_how how = { .oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (f->noatime ? O_NOATIME : 0),
 				     .need = S_IFREG, .serves = MF_OTHER, .follow = 1 };
-	struct pr_msg out;
 	struct res r = { .fd = -1 };
 	size_t slot = 0;
-	int rc;
 
-	pr_msg_init(&out, PR_M_OPEN);
 	while (slot < FS_MAX_HANDLES && f->handles[slot] != 0)
 		slot++;
 	if (slot == FS_MAX_HANDLES)
-		out.u.open.err = EMFILE;
+		*err = EMFILE;
 	else
-		out.u.open.err = resolve(f, m->u.path.path.s, &how, &r);
-	if (out.u.open.err == 0) {
+		*err = resolve(f, path, &how, &r);
+	*fd = -1;
+	if (*err == 0) {
 		f->last_handle = f->last_handle % UINT32_MAX + 1; /* never 0 */
-		f->handles[slot] = out.u.open.handle = f->last_handle;
-		out.u.open.st = to_pr_stat(&r.st);
+		f->handles[slot] = *handle = f->last_handle;
+		*st = to_pr_stat(&r.st);
+		*fd = r.fd;
 	}
-	account(f, "OPEN", m->u.path.path.s);
-	rc = send_msg(f, &out, out.u.open.err == 0 ? r.fd : -1);
-	if (r.fd >= 0)
-		close(r.fd); /* after a successful send, the worker holds the only copy */
+	account(f, "OPEN", path);
+}
+
+int fs_open(struct fsreq *f, const struct pr_msg *m)
+{
+	struct pr_msg out;
+	int rc, fd;
+
+	pr_msg_init(&out, PR_M_OPEN);
+	open_one(f, m->u.path.path.s, &out.u.open.err, &out.u.open.handle, &out.u.open.st, &fd);
+	rc = send_msg(f, &out, fd);
+	if (fd >= 0)
+		close(fd); /* after a successful send, the worker holds the only copy */
 	return rc;
 }
 
-int fs_close(struct fsreq *f, const struct pr_msg *m)
+/* The worker closed a handle: it must be one it holds. */
+static int close_handle(struct fsreq *f, uint32_t handle)
 {
-	for (size_t i = 0; i < FS_MAX_HANDLES && m->u.close.handle != 0; i++) {
-		if (f->handles[i] == m->u.close.handle) {
+	for (size_t i = 0; i < FS_MAX_HANDLES && handle != 0; i++) {
+		if (f->handles[i] == handle) {
 			f->handles[i] = 0;
 			return 0;
 		}
 	}
-	log_msg(PR_LOG_ERR, "worker closed handle %u, which is not outstanding; ending session",
-		m->u.close.handle);
+	log_msg(PR_LOG_ERR, "worker closed handle %u, which is not outstanding; ending session", handle);
 	return -1;
+}
+
+int fs_close(struct fsreq *f, const struct pr_msg *m)
+{
+	return close_handle(f, m->u.close.handle);
+}
+
+int fs_closev(struct fsreq *f, const struct pr_msg *m)
+{
+	for (uint32_t i = 0; i < m->u.closev.nclosed; i++)
+		if (close_handle(f, m->u.closev.closed[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* The closes it reports first (they free handles), then each path as one
+ * OPEN, answered together: one descriptor per success, in order. */
+int fs_openv(struct fsreq *f, const struct pr_msg *m)
+{
+	const struct pr_w_openv *b = &m->u.openv;
+	int fds[PR_OPENV_MAX];
+	struct pr_msg out;
+	const char *path;
+	size_t off = 0, len, nfds = 0;
+	uint32_t n = 0;
+	int rc;
+
+	for (uint32_t i = 0; i < b->nclosed; i++)
+		if (close_handle(f, b->closed[i]) < 0)
+			return -1;
+	pr_msg_init(&out, PR_M_OPENV);
+	while (n < PR_OPENV_MAX && pr_openv_next(b, &off, &path, &len) == 1) {
+		struct pr_openv_ent *e = &out.u.mopenv.e[n++];
+		int fd;
+
+		open_one(f, path, &e->err, &e->handle, &e->st, &fd);
+		if (fd >= 0)
+			fds[nfds++] = fd;
+	}
+	out.u.mopenv.count = n;
+	out.u.mopenv.nfds = (uint32_t)nfds;
+	rc = send_msg_fds(f, &out, fds, nfds);
+	pr_close_fds(fds, nfds); /* after a successful send, the worker holds the only copies */
+	return rc;
 }
 
 int fs_readlink(struct fsreq *f, const struct pr_msg *m)

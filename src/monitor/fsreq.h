@@ -14,6 +14,7 @@
 #include "modfilter.h"
 
 #define FS_MAX_HANDLES 32   /* OPEN descriptors handed out and not yet closed */
+_Static_assert(FS_MAX_HANDLES <= PR_CLOSEV_MAX, "a close report can name every handle out");
 #define FS_MAX_IDS 65536    /* entries read from the user and group databases */
 
 struct fs_ids {
@@ -75,6 +76,8 @@ int fs_list(struct fsreq *f, const struct pr_msg *m);
 int fs_stat(struct fsreq *f, const struct pr_msg *m);
 int fs_open(struct fsreq *f, const struct pr_msg *m);
 int fs_close(struct fsreq *f, const struct pr_msg *m);
+int fs_openv(struct fsreq *f, const struct pr_msg *m);
+int fs_closev(struct fsreq *f, const struct pr_msg *m);
 int fs_readlink(struct fsreq *f, const struct pr_msg *m);
 int fs_idname(struct fsreq *f, const struct pr_msg *m);
 int fs_xattr(struct fsreq *f, const struct pr_msg *m);

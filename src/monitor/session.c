@@ -21,7 +21,6 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pwd.h>
-#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +132,8 @@ static const struct request requests[] = {
 	{ PR_W_START,    ST_MODULE,                             h_start, NULL },
 	{ PR_W_XFER,     ST_MODULE,                             h_xfer, NULL },
 	{ PR_W_XATTR,    ST_MODULE,                             NULL, fs_xattr },
+	{ PR_W_OPENV,    ST_MODULE,                             NULL, fs_openv },
+	{ PR_W_CLOSEV,   ST_MODULE,                             NULL, fs_closev },
 };
 
 static int64_t now_ms(void)
@@ -543,7 +544,10 @@ static pid_t spawn_worker(const char *path, int ipc_child)
 	char *const argv[] = { (char *)"prsyncd-worker", NULL };
 	char *const envp[] = { NULL };
 	sigset_t none;
-	pid_t pid = fork();
+	/* vfork: the child only makes system calls until execve, and the
+	 * monitor's page tables are neither copied nor turned copy-on-write
+	 * (a fork cost more than a millisecond per connection here). */
+	pid_t pid = vfork();
 
 	if (pid != 0)
 		return pid;
@@ -577,7 +581,7 @@ static void report_exit(struct session *s, int status, int kmsg_fd)
 		}
 		if (sig == SIGSYS) {
 			long nr = sigsys_lookup(kmsg_fd, s->worker);
-			char *name = nr >= 0 ? seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, (int)nr) : NULL;
+			const char *name = pr_syscall_name(nr);
 
 			if (nr >= 0)
 				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall %ld (%s)",
@@ -585,7 +589,6 @@ static void report_exit(struct session *s, int status, int kmsg_fd)
 			else
 				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall not reported by the kernel",
 					(int)s->worker, sig);
-			free(name);
 		} else {
 			log_msg(PR_LOG_ERR, "worker %d killed by signal %d (%s)", (int)s->worker, sig, strsignal(sig));
 		}
@@ -605,6 +608,8 @@ static void serve(struct session *s, int deadline_secs)
 		const char *why;
 		int fd, timeout = -1, rc;
 
+		/* Only the text phases have a deadline; afterwards the next
+		 * record is simply waited for (one system call per request). */
 		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED)) {
 			int64_t left = deadline - now_ms();
 
@@ -614,16 +619,16 @@ static void serve(struct session *s, int deadline_secs)
 				return;
 			}
 			timeout = left > 1000000 ? 1000000 : (int)left;
+			rc = poll(&p, 1, timeout);
+			if (rc < 0 && errno == EINTR)
+				continue;
+			if (rc < 0) {
+				log_msg(PR_LOG_ERR, "poll: %s", strerror(errno));
+				return;
+			}
+			if (rc == 0)
+				continue;
 		}
-		rc = poll(&p, 1, timeout);
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc < 0) {
-			log_msg(PR_LOG_ERR, "poll: %s", strerror(errno));
-			return;
-		}
-		if (rc == 0)
-			continue;
 		switch (pr_ipc_recv(&s->ipc, &m, &fd, &why)) {
 		case PR_IPC_OK:
 			break;

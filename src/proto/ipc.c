@@ -1,7 +1,8 @@
 /*
  * Framing for the monitor<->worker channel.  SOCK_SEQPACKET preserves record
- * boundaries, so a record is valid only if exactly PR_MSG_SIZE bytes arrive
- * and the kernel reports no truncation; the validator then checks content.
+ * boundaries, so a record is valid only if the kernel reports no truncation
+ * and exactly the header plus the body length it states arrived; the
+ * validator then checks that length against the type's and the content.
  */
 #include <errno.h>
 #include <poll.h>
@@ -11,6 +12,10 @@
 
 #include "ipc.h"
 
+/* Room for more descriptors than any type accepts, so extras are seen
+ * (and closed) rather than silently truncated by the kernel. */
+#define RECV_FDS_ROOM (PR_MSG_FDS_MAX + 4u)
+
 void pr_ipc_init(struct pr_ipc *c, int fd, enum pr_msg_dir recv_dir)
 {
 	c->fd = fd;
@@ -19,29 +24,36 @@ void pr_ipc_init(struct pr_ipc *c, int fd, enum pr_msg_dir recv_dir)
 	c->recv_seq = 0;
 }
 
-int pr_ipc_send(struct pr_ipc *c, struct pr_msg *m, int fd_to_pass)
+int pr_ipc_send_fds(struct pr_ipc *c, struct pr_msg *m, const int *fds, size_t nfds)
 {
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(PR_MSG_FDS_MAX * sizeof(int))];
 	} ctl;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	/* The header and the body the type declares; a length beyond the
+	 * union (only a test's forgery) is cut to it. */
+	size_t len = sizeof(m->h) + (m->h.len <= PR_MSG_BODY_MAX ? m->h.len : PR_MSG_BODY_MAX);
+	struct iovec iov = { .iov_base = m, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
+	if (nfds > PR_MSG_FDS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
 	m->h.seq = ++c->send_seq;
 	m->h.flags &= (uint16_t)~PR_F_FD;
-	if (fd_to_pass >= 0) {
+	if (nfds > 0) {
 		struct cmsghdr *cm;
 
 		memset(&ctl, 0, sizeof(ctl));
 		mh.msg_control = ctl.buf;
-		mh.msg_controllen = sizeof(ctl.buf);
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
 		cm = CMSG_FIRSTHDR(&mh);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd_to_pass, sizeof(int));
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
 		m->h.flags |= PR_F_FD;
 	}
 	do {
@@ -49,19 +61,24 @@ int pr_ipc_send(struct pr_ipc *c, struct pr_msg *m, int fd_to_pass)
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -1;
-	if ((size_t)n != sizeof(*m)) {
+	if ((size_t)n != len) {
 		errno = EMSGSIZE;
 		return -1;
 	}
 	return 0;
 }
 
-/* Close every descriptor in a control buffer; returns how many there were. */
-static int take_fds(struct msghdr *mh, int *first)
+int pr_ipc_send(struct pr_ipc *c, struct pr_msg *m, int fd_to_pass)
 {
-	int count = 0;
+	return pr_ipc_send_fds(c, m, &fd_to_pass, fd_to_pass >= 0 ? 1 : 0);
+}
 
-	*first = -1;
+/* Take every descriptor of a control buffer: the first `cap` into fds, the
+ * rest closed.  Returns how many there were. */
+static size_t take_fds(struct msghdr *mh, int *fds, size_t cap)
+{
+	size_t count = 0;
+
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
 		size_t nfd;
 
@@ -72,8 +89,8 @@ static int take_fds(struct msghdr *mh, int *first)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (*first < 0)
-				*first = fd;
+			if (count < cap)
+				fds[count] = fd;
 			else
 				close(fd);
 			count++;
@@ -82,29 +99,38 @@ static int take_fds(struct msghdr *mh, int *first)
 	return count;
 }
 
-enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,
-			       const char **why)
+static void close_all(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+enum pr_ipc_result pr_ipc_recv_fds(struct pr_ipc *c, struct pr_msg *m, int *fds, size_t cap,
+				   size_t *nfds_out, const char **why)
 {
 	union {
 		struct cmsghdr align;
-		/* room for more than we accept, so extras are seen and closed */
-		char buf[CMSG_SPACE(4 * sizeof(int))];
+		char buf[CMSG_SPACE(RECV_FDS_ROOM * sizeof(int))];
 	} ctl;
+	int got[RECV_FDS_ROOM];
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
 	enum pr_msg_err e;
 	ssize_t n;
-	int fd, nfds;
+	size_t nfds, kept;
 
-	*fd_out = -1;
+	*nfds_out = 0;
 	*why = NULL;
 	do {
 		n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return PR_IPC_ERR;
-	nfds = take_fds(&mh, &fd);
+	nfds = take_fds(&mh, got, RECV_FDS_ROOM);
+	kept = nfds < RECV_FDS_ROOM ? nfds : RECV_FDS_ROOM;
 	if (n == 0 && nfds == 0) {
 		/* recvmsg returns 0 both for a closed peer and for an empty
 		 * record; only the hang-up flags tell them apart. */
@@ -119,15 +145,23 @@ enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,
 		*why = "oversized record or descriptor overflow";
 		goto invalid;
 	}
-	if ((size_t)n != sizeof(*m)) {
+	if ((size_t)n < sizeof(m->h)) {
 		*why = "short record";
 		goto invalid;
 	}
-	if (nfds > 1) {
-		*why = "more than one descriptor";
+	if (m->h.len > PR_MSG_BODY_MAX) {
+		*why = pr_msg_strerror(PR_MSG_EBADLEN); /* no type has such a body */
 		goto invalid;
 	}
-	e = pr_msg_validate(m, c->recv_dir, nfds == 1);
+	if ((size_t)n != sizeof(m->h) + m->h.len) {
+		*why = (size_t)n < sizeof(m->h) + m->h.len ? "short record" : "record longer than its header says";
+		goto invalid;
+	}
+	if (nfds > PR_MSG_FDS_MAX || nfds > cap) {
+		*why = cap <= 1 ? "more than one descriptor" : "too many descriptors";
+		goto invalid;
+	}
+	e = pr_msg_validate(m, c->recv_dir, (int)nfds);
 	if (e != PR_MSG_OK) {
 		*why = pr_msg_strerror(e);
 		goto invalid;
@@ -137,10 +171,46 @@ enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,
 		goto invalid;
 	}
 	c->recv_seq = m->h.seq;
-	*fd_out = fd;
+	memcpy(fds, got, nfds * sizeof(int));
+	*nfds_out = nfds;
 	return PR_IPC_OK;
 invalid:
-	if (fd >= 0)
-		close(fd);
+	close_all(got, kept);
 	return PR_IPC_INVALID;
+}
+
+enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,
+			       const char **why)
+{
+	size_t n;
+	enum pr_ipc_result r = pr_ipc_recv_fds(c, m, fd_out, 1, &n, why);
+
+	if (r != PR_IPC_OK || n == 0)
+		*fd_out = -1;
+	return r;
+}
+
+void pr_close_fds(int *fds, size_t n)
+{
+	/* insertion sort: n is at most a batch (PR_OPENV_MAX) */
+	for (size_t i = 1; i < n; i++) {
+		int v = fds[i];
+		size_t j = i;
+
+		for (; j > 0 && fds[j - 1] > v; j--)
+			fds[j] = fds[j - 1];
+		fds[j] = v;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && fds[j] == fds[j - 1] + 1)
+			j++;
+		if (j - i > 1 && fds[i] >= 0)
+			close_range((unsigned)fds[i], (unsigned)fds[j - 1], 0);
+		else
+			for (size_t k = i; k < j; k++)
+				close(fds[k]);
+		i = j;
+	}
 }

@@ -1,6 +1,7 @@
 /*
  * One end of the monitor<->worker channel: a SOCK_SEQPACKET socket that
- * carries whole pr_msg records and at most one descriptor per record.
+ * carries whole pr_msg records (the header and the body its type declares)
+ * and the descriptors the type allows (msg.c).
  */
 #ifndef PRSYNCD_IPC_H
 #define PRSYNCD_IPC_H
@@ -19,6 +20,9 @@ void pr_ipc_init(struct pr_ipc *c, int fd, enum pr_msg_dir recv_dir);
 /* Send one message, with a descriptor if fd_to_pass >= 0.  Fills in seq and
  * the PR_F_FD flag.  Returns 0, or -1 with errno set. */
 int pr_ipc_send(struct pr_ipc *c, struct pr_msg *m, int fd_to_pass);
+/* The same with nfds (<= PR_MSG_FDS_MAX) descriptors; the caller keeps its
+ * copies of them. */
+int pr_ipc_send_fds(struct pr_ipc *c, struct pr_msg *m, const int *fds, size_t nfds);
 
 enum pr_ipc_result {
 	PR_IPC_OK = 0,
@@ -35,5 +39,21 @@ enum pr_ipc_result {
  */
 enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,
 			       const char **why);
+
+/*
+ * The same for types that carry several descriptors: up to cap of them land
+ * in fds, *nfds says how many; a record with more than cap (or more than
+ * its type allows) is invalid, and all its descriptors are closed.
+ */
+enum pr_ipc_result pr_ipc_recv_fds(struct pr_ipc *c, struct pr_msg *m, int *fds, size_t cap,
+				   size_t *nfds, const char **why);
+
+/*
+ * Close n descriptors (reordered in place): each run of consecutive numbers
+ * with one close_range(2), the rest one by one.  The descriptors a batched
+ * OPENV answer carries are usually consecutive on both sides (the kernel
+ * hands out the lowest free numbers), so a batch costs one system call.
+ */
+void pr_close_fds(int *fds, size_t n);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "msg.h"
 
+/* have_fd: how many descriptors arrived, never more than the row's fds. */
 typedef enum pr_msg_err (*validator_fn)(const struct pr_msg *m, int have_fd);
 
 struct msg_row {
@@ -15,7 +16,7 @@ struct msg_row {
 	const char *name;
 	enum pr_msg_dir dir;
 	uint32_t len;
-	int fd_allowed;
+	unsigned fds;      /* descriptors it may carry: 0, 1, or up to PR_MSG_FDS_MAX */
 	validator_fn check;
 };
 
@@ -451,7 +452,121 @@ static enum pr_msg_err v_xattr_end(const struct pr_msg *m, int have_fd)
 	return PR_MSG_OK;
 }
 
-#define ROW(t, d, body, fd, fn) { t, #t, d, body, fd, fn }
+/* ---- batched opens ------------------------------------------------------- */
+
+int pr_openv_next(const struct pr_w_openv *b, size_t *off, const char **path, size_t *len)
+{
+	size_t pos = *off;
+	uint16_t n;
+
+	if (pos == b->used)
+		return 0;
+	if (b->used > sizeof(b->data) || pos > b->used || b->used - pos < sizeof(n) + 1)
+		return -1;
+	memcpy(&n, b->data + pos, sizeof(n));
+	pos += sizeof(n);
+	if ((size_t)n + 1 > b->used - pos || b->data[pos + n] != '\0')
+		return -1;
+	*path = (const char *)b->data + pos;
+	*len = n;
+	*off = pos + n + 1;
+	return 1;
+}
+
+int pr_openv_add(struct pr_w_openv *b, const char *path)
+{
+	size_t n = strlen(path);
+	uint16_t n16 = (uint16_t)n;
+
+	if (n >= PR_RELPATH_MAX || b->count >= PR_OPENV_MAX || b->used > sizeof(b->data) ||
+	    sizeof(n16) + n + 1 > sizeof(b->data) - b->used)
+		return -1;
+	memcpy(b->data + b->used, &n16, sizeof(n16));
+	memcpy(b->data + b->used + sizeof(n16), path, n + 1);
+	b->used += (uint32_t)(sizeof(n16) + n + 1);
+	b->count++;
+	return 0;
+}
+
+/* A list of closed handles: nonzero up to n, zero after (no stray data). */
+static int closed_ok(uint32_t n, const uint32_t *h)
+{
+	if (n > PR_CLOSEV_MAX)
+		return 0;
+	for (uint32_t i = 0; i < PR_CLOSEV_MAX; i++)
+		if ((i < n) != (h[i] != 0))
+			return 0;
+	return 1;
+}
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != 0)
+			return 0;
+	return 1;
+}
+
+static enum pr_msg_err v_openv(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_w_openv *b = &m->u.openv;
+	const char *path;
+	size_t off = 0, len;
+	uint32_t n = 0;
+	int r;
+
+	(void)have_fd;
+	if (!closed_ok(b->nclosed, b->closed))
+		return PR_MSG_EBADFIELD;
+	if (b->count < 1 || b->count > PR_OPENV_MAX || b->used > sizeof(b->data) ||
+	    !all_zero(b->data + b->used, sizeof(b->data) - b->used))
+		return PR_MSG_EBADFIELD;
+	while ((r = pr_openv_next(b, &off, &path, &len)) == 1) {
+		if (!pr_relpath_ok(path, len))
+			return PR_MSG_EBADSTR;
+		n++;
+	}
+	return r == 0 && n == b->count ? PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+static enum pr_msg_err v_closev(const struct pr_msg *m, int have_fd)
+{
+	(void)have_fd;
+	return m->u.closev.nclosed >= 1 && closed_ok(m->u.closev.nclosed, m->u.closev.closed) ?
+	       PR_MSG_OK : PR_MSG_EBADFIELD;
+}
+
+/* One answer per path asked; a descriptor for each success, nothing in an
+ * error's answer or after count; handles distinct. */
+static enum pr_msg_err v_mopenv(const struct pr_msg *m, int have_fd)
+{
+	const struct pr_m_openv *b = &m->u.mopenv;
+	uint32_t ok = 0;
+
+	if (b->count < 1 || b->count > PR_OPENV_MAX)
+		return PR_MSG_EBADFIELD;
+	for (uint32_t i = 0; i < PR_OPENV_MAX; i++) {
+		const struct pr_openv_ent *e = &b->e[i];
+
+		if (i >= b->count || e->err != 0) {
+			if ((i >= b->count && e->err != 0) || !errno_ok(e->err) || e->handle != 0 ||
+			    !all_zero((const unsigned char *)&e->st, sizeof(e->st)))
+				return PR_MSG_EBADFIELD;
+			continue;
+		}
+		if (!stat_ok(&e->st) || (e->st.mode & 0170000) != 0100000 || e->handle == 0)
+			return PR_MSG_EBADFIELD;
+		for (uint32_t j = 0; j < i; j++)
+			if (b->e[j].err == 0 && b->e[j].handle == e->handle)
+				return PR_MSG_EBADFIELD;
+		ok++;
+	}
+	if (b->nfds != ok || (int)ok != have_fd)
+		return PR_MSG_EBADFD;
+	return PR_MSG_OK;
+}
+
+#define ROW(t, d, body, fds, fn) { t, #t, d, body, fds, fn }
 
 static const struct msg_row rows[] = {
 	ROW(PR_M_INIT, PR_DIR_TO_WORKER, sizeof(struct pr_m_init), 1, v_init),
@@ -484,6 +599,9 @@ static const struct msg_row rows[] = {
 	ROW(PR_M_XATTR, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr), 0, v_xattr),
 	ROW(PR_M_XATTR_END, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr_end), 0, v_xattr_end),
 	ROW(PR_W_XATTR, PR_DIR_TO_MONITOR, sizeof(struct pr_w_stat), 0, v_stat),
+	ROW(PR_M_OPENV, PR_DIR_TO_WORKER, sizeof(struct pr_m_openv), PR_OPENV_MAX, v_mopenv),
+	ROW(PR_W_OPENV, PR_DIR_TO_MONITOR, sizeof(struct pr_w_openv), 0, v_openv),
+	ROW(PR_W_CLOSEV, PR_DIR_TO_MONITOR, sizeof(struct pr_w_closev), 0, v_closev),
 };
 
 static const struct msg_row *row_for(uint16_t type)
@@ -517,7 +635,7 @@ const char *pr_msg_strerror(enum pr_msg_err e)
 	return "unknown error";
 }
 
-enum pr_msg_err pr_msg_validate(const struct pr_msg *m, enum pr_msg_dir dir, int have_fd)
+enum pr_msg_err pr_msg_validate(const struct pr_msg *m, enum pr_msg_dir dir, int nfds)
 {
 	const struct msg_row *r;
 	int flag_fd;
@@ -534,16 +652,18 @@ enum pr_msg_err pr_msg_validate(const struct pr_msg *m, enum pr_msg_dir dir, int
 	if (m->h.flags & ~PR_F_ALL)
 		return PR_MSG_EBADFLAGS;
 	flag_fd = (m->h.flags & PR_F_FD) != 0;
-	if (flag_fd != (have_fd != 0) || (flag_fd && !r->fd_allowed))
+	if (nfds < 0 || flag_fd != (nfds != 0) || (unsigned)nfds > r->fds)
 		return PR_MSG_EBADFD;
-	return r->check(m, have_fd != 0);
+	return r->check(m, nfds);
 }
 
 void pr_msg_init(struct pr_msg *m, enum pr_msg_type type)
 {
 	const struct msg_row *r = row_for((uint16_t)type);
 
-	memset(m, 0, sizeof(*m));
+	/* Only the bytes the record carries: the rest of the union is never
+	 * sent (and a small answer is not worth clearing 8 KiB for). */
+	memset(m, 0, sizeof(m->h) + (r ? r->len : 0));
 	m->h.magic = PR_MSG_MAGIC;
 	m->h.type = (uint16_t)type;
 	m->h.len = r ? r->len : 0;

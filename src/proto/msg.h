@@ -1,12 +1,16 @@
 /*
  * Messages between the session monitor and the worker.
  *
- * Every message is one SOCK_SEQPACKET record of exactly PR_MSG_SIZE bytes:
- * a fixed header and a body whose meaning depends on the type.  Fixed-size
- * records mean a reader never has to trust a length to size a buffer, and a
- * short or long record is detectable by the kernel's record boundary alone.
- * The header's body length must equal the exact size the type declares, so
- * a peer cannot smuggle bytes in the tail of the union.
+ * Every message is one SOCK_SEQPACKET record: a fixed header and a body
+ * whose meaning depends on the type.  Each type has one exact body size
+ * (its row in msg.c); the record is the header and exactly that many body
+ * bytes, so a small answer does not travel as 8 KiB.  A reader receives
+ * into a whole struct pr_msg (PR_MSG_SIZE, the largest record), so it never
+ * trusts a length to size a buffer: a record whose length is not the
+ * header's plus the body length the header states, or whose body length is
+ * not its type's, is refused, and so is one longer than PR_MSG_SIZE (the
+ * kernel reports the truncation).  A peer cannot smuggle bytes in the tail
+ * of the union: they are never sent, and never read.
  *
  * Both sides call pr_msg_validate() on every message they receive; there is
  * one validator per type, in msg.c, and it checks every field.
@@ -89,6 +93,7 @@ enum pr_msg_type {
 	PR_M_XFERLOG = 13,    /* answer to START: the transfer records the monitor wants */
 	PR_M_XATTR = 15,      /* raw extended attributes of a file, in pieces (XATTR) */
 	PR_M_XATTR_END = 16,  /* end of them, with the errno and the totals */
+	PR_M_OPENV = 20,      /* answer to OPENV; carries one descriptor per success */
 	/* worker -> monitor */
 	PR_W_READY = 64,      /* sandbox in place; nothing read from the client yet */
 	PR_W_LOG = 65,        /* one log record for the operator */
@@ -106,6 +111,8 @@ enum pr_msg_type {
 	PR_W_XFER = 77,       /* one file sent (or itemized), for the transfer log */
 	PR_W_START = 78,      /* the client's transfer request, for "rsync on ..." */
 	PR_W_XATTR = 79,      /* the extended attributes (and so ACLs) of one path */
+	PR_W_OPENV = 84,      /* open several regular files; reports closed handles */
+	PR_W_CLOSEV = 85,     /* the worker closed these descriptors from OPEN/OPENV */
 	PR_MSG_TYPE_MAX = 128
 };
 
@@ -120,8 +127,11 @@ struct pr_msg_hdr {
 	uint32_t len;    /* body length: must equal the type's size */
 };
 
-/* The message carries a descriptor (SCM_RIGHTS); only some types may. */
+/* The message carries descriptors (SCM_RIGHTS); only some types may, and
+ * each says how many (msg.c: at most one, or up to PR_MSG_FDS_MAX for the
+ * batched answers, where the validator ties the count to the body). */
 #define PR_F_FD 0x0001u
+#define PR_MSG_FDS_MAX 16u
 #define PR_F_ALL PR_F_FD
 
 /* Sandbox modes the monitor can ask for. */
@@ -303,6 +313,52 @@ struct pr_w_close {
 	uint32_t handle;
 };
 
+/*
+ * Batched opens: one round trip opens up to PR_OPENV_MAX files (the
+ * worker asks for the files it expects to send next, or all files of a
+ * listing for -c), and the worker reports the handles it has closed in
+ * the next request instead of one CLOSE record each.  Every path is
+ * resolved and judged by the monitor exactly as an OPEN; only the number
+ * of answers per record changes.
+ */
+#define PR_OPENV_MAX 16u          /* paths per OPENV, answers per reply */
+#define PR_CLOSEV_MAX 32u         /* handles per report: every one the monitor may have out */
+#define PR_OPENV_DATA 7168u       /* room for one path of PR_RELPATH_MAX - 1 bytes */
+
+struct pr_w_openv {
+	uint32_t nclosed;         /* handles in closed[], processed before the opens */
+	uint32_t closed[PR_CLOSEV_MAX]; /* nonzero below nclosed, zero above */
+	uint32_t count;           /* paths in data, 1..PR_OPENV_MAX */
+	uint32_t used;            /* bytes of data in use */
+	/* count paths, each a uint16 length, the bytes, a NUL; every one a
+	 * valid module path (pr_relpath_ok); zeros after used */
+	unsigned char data[PR_OPENV_DATA];
+};
+
+struct pr_w_closev {
+	uint32_t nclosed;         /* 1..PR_CLOSEV_MAX */
+	uint32_t closed[PR_CLOSEV_MAX]; /* nonzero below nclosed, zero above */
+};
+
+struct pr_openv_ent {             /* as struct pr_m_open */
+	int32_t err;              /* 0 (a descriptor is attached for it) or errno */
+	uint32_t handle;          /* err 0: names the descriptor in a close report */
+	struct pr_stat st;        /* err 0: fstat of the opened file; else zero */
+};
+
+struct pr_m_openv {
+	uint32_t count;           /* answers, one per path asked, in order */
+	uint32_t nfds;            /* answers with err 0 = descriptors attached, in order */
+	struct pr_openv_ent e[PR_OPENV_MAX]; /* zero from count on */
+};
+
+/* Walk the paths of a validated OPENV: *off starts at 0; 1 with *path and
+ * *len set, 0 at the end, -1 on malformed data. */
+int pr_openv_next(const struct pr_w_openv *b, size_t *off, const char **path, size_t *len);
+/* Append a path (valid, NUL-terminated) to an OPENV being built; -1 if it
+ * does not fit or count is at PR_OPENV_MAX. */
+int pr_openv_add(struct pr_w_openv *b, const char *path);
+
 struct pr_m_readlink {
 	int32_t err;
 	struct pr_str_relpath target;
@@ -431,10 +487,14 @@ struct pr_msg {
 		struct pr_w_xfer xfer;
 		struct pr_m_xattr xattr;
 		struct pr_m_xattr_end xattr_end;
+		struct pr_w_openv openv;
+		struct pr_w_closev closev;
+		struct pr_m_openv mopenv;
 	} u;
 };
 
 _Static_assert(sizeof(struct pr_msg) == PR_MSG_SIZE, "message size");
+_Static_assert(PR_OPENV_MAX <= PR_MSG_FDS_MAX, "an OPENV answer carries a descriptor per path");
 
 /* Validation results; a string for logs comes from pr_msg_strerror(). */
 enum pr_msg_err {
@@ -456,11 +516,14 @@ const char *pr_msg_type_name(uint16_t type);
 /*
  * Check a received message completely: header, direction, exact length,
  * flags, and every body field.  `dir` is the direction the receiver expects;
- * `have_fd` says whether a descriptor arrived with it.
+ * `nfds` is how many descriptors arrived with it (a type that may carry one
+ * accepts 0 or 1, as its validator decides; more than its row allows is
+ * refused before the validator runs).
  */
-enum pr_msg_err pr_msg_validate(const struct pr_msg *m, enum pr_msg_dir dir, int have_fd);
+enum pr_msg_err pr_msg_validate(const struct pr_msg *m, enum pr_msg_dir dir, int nfds);
 
-/* Start a message of a type: zero it and fill the header (seq set by ipc). */
+/* Start a message of a type: zero its header and body (the bytes the record
+ * will carry) and fill the header (seq set by ipc). */
 void pr_msg_init(struct pr_msg *m, enum pr_msg_type type);
 
 /*

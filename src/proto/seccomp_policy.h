@@ -42,15 +42,35 @@ struct pr_policy {
 };
 
 /*
- * Load a policy as a seccomp filter whose default action kills the process.
- * A syscall name the running libseccomp does not know is an error, not a
- * silent skip: a misspelt line must not open a hole or break at run time.
+ * Load a policy as a seccomp filter whose default action kills the process
+ * (and sets no_new_privs).  The filter is the BPF program built for it at
+ * build time (build/gen/bpf_programs.c, by policy/bpfgen.c with libseccomp):
+ * a syscall name libseccomp does not know fails the build, not a session,
+ * and a misspelt line can neither open a hole nor break at run time.
  * Returns 0, or -1 with a message in err.
  */
 int pr_policy_load(const struct pr_policy *p, char *err, size_t errlen);
 
-/* Same, with a second list merged in (sanitizer builds); extra may be NULL. */
+/* Same, with a second list merged in (sanitizer builds); extra may be NULL.
+ * Programs exist for every policy alone and merged with "sanitizer". */
 int pr_policy_load_with(const struct pr_policy *p, const struct pr_policy *extra,
 			char *err, size_t errlen);
+
+/* The programs generated at build time (build/gen/bpf_programs.c). */
+struct sock_filter;
+struct pr_bpf_program {
+	const char *policy;           /* pr_policy name */
+	const char *extra;            /* the merged second list, or NULL */
+	const struct sock_filter *filter;
+	size_t len;                   /* instructions */
+};
+extern const struct pr_bpf_program pr_bpf_programs[];
+extern const size_t pr_bpf_nprograms;
+
+/* The name of a native syscall number for log lines, NULL if unknown
+ * (a table generated with libseccomp at build time). */
+const char *pr_syscall_name(long nr);
+extern const char *const pr_syscall_names[];
+extern const size_t pr_syscall_nnames;
 
 #endif

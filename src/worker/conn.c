@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <limits.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <linux/sockios.h>
@@ -224,32 +226,60 @@ int conn_read_exact(struct conn *c, void *buf, size_t n)
 	return CONN_OK;
 }
 
+/* The socket is full: read whatever the peer sends meanwhile, so neither
+ * side can end up blocked writing to the other. */
+static int wait_writable(struct conn *c)
+{
+	int space = !c->eof && (c->rlen < sizeof(c->rbuf) || c->rpos > 0);
+	int r = conn_wait(c, (short)(POLLOUT | (space ? POLLIN : 0)));
+
+	if (r < 0)
+		return r;
+	if (r & POLLIN) {
+		int got = conn_try_read(c);
+		if (got < 0 && got != CONN_EOF)
+			return got;
+	}
+	return CONN_OK;
+}
+
 int conn_write(struct conn *c, const void *buf, size_t n)
 {
-	const unsigned char *p = buf;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
 
-	while (n > 0) {
-		ssize_t w = write(c->fd, p, n);
+	return conn_writev(c, &iov, 1);
+}
+
+int conn_writev(struct conn *c, struct iovec *iov, int cnt)
+{
+	while (cnt > 0 && iov[0].iov_len == 0) {
+		iov++;
+		cnt--;
+	}
+	while (cnt > 0) {
+		ssize_t w = writev(c->fd, iov, cnt > IOV_MAX ? IOV_MAX : cnt);
+
 		if (w > 0) {
-			p += w;
-			n -= (size_t)w;
+			size_t left = (size_t)w;
+
 			c->total_written += (uint64_t)w;
+			while (cnt > 0 && left >= iov[0].iov_len) {
+				left -= iov[0].iov_len;
+				iov++;
+				cnt--;
+			}
+			if (cnt > 0) {
+				iov[0].iov_base = (unsigned char *)iov[0].iov_base + left;
+				iov[0].iov_len -= left;
+			}
 			continue;
 		}
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			/* Full socket: read whatever the peer sends meanwhile, so
-			 * neither side can end up blocked writing to the other. */
-			int space = !c->eof && (c->rlen < sizeof(c->rbuf) || c->rpos > 0);
-			int r = conn_wait(c, (short)(POLLOUT | (space ? POLLIN : 0)));
+			int r = wait_writable(c);
 			if (r < 0)
 				return r;
-			if (r & POLLIN) {
-				int got = conn_try_read(c);
-				if (got < 0 && got != CONN_EOF)
-					return got;
-			}
 			continue;
 		}
 		return CONN_IOERR;

@@ -58,6 +58,9 @@ int conn_readable(struct conn *c);
  * into the read buffer so the peer is never blocked writing to us.
  * Returns 0 or a conn_err. */
 int conn_write(struct conn *c, const void *buf, size_t n);
+/* The same for iov[0..cnt) (consumed as it goes). */
+struct iovec;
+int conn_writev(struct conn *c, struct iovec *iov, int cnt);
 int conn_write_str(struct conn *c, const char *s);
 
 const char *conn_strerror(int e);

@@ -1,27 +1,28 @@
 /*
  * rsync's checksums (spec part 2 section 8, part 1 section 5.4).
  *
- * MD5/SHA1 go through OpenSSL 3's EVP interface (the built-in default
- * provider, initialised on first use without reading any file, so a
- * session that negotiates xxh128 never touches libcrypto); MD4 is our own
- * (md4.c), since OpenSSL keeps it in a legacy module on disk.  The xxhash
- * family comes from libxxhash.
- *
- * The block sum is the hot path: each EVP_MD is fetched once and one
- * EVP_MD_CTX is reused for every block.  The worker is single-threaded, so
- * plain statics are enough.
+ * MD5/SHA1 are OpenSSL's own digest functions (MD5_Init and friends, with
+ * its assembly and SHA extensions), called directly and linked statically:
+ * they are a few KiB, while the EVP interface and its providers are most of
+ * libcrypto, whose loading and relocation at every session's start cost
+ * more than rsyncd spends on a small pull.  MD4 is our own (md4.c), since
+ * OpenSSL keeps it in a legacy module on disk.  The xxhash family is
+ * xxhash.h built inline for this CPU (xxh.h).
  */
+/* MD5_Init and friends are deprecated in OpenSSL 3 in favour of EVP, which
+ * is exactly what is avoided here (see above). */
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "csum.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <xxhash.h>
+#include <openssl/md5.h>
+#include <openssl/sha.h>
 
 #include "md4.h"
+#include "xxh.h"
 
 /* ---- names and lengths ------------------------------------------------ */
 
@@ -80,59 +81,35 @@ int csum_len(enum csum_type t)
 	return 0;
 }
 
-/* ---- rolling sum ------------------------------------------------------ */
+/* ---- MD5 and SHA1 ------------------------------------------------------- */
 
-/* A byte as the signed char rsync adds, in mod-2^32 arithmetic.  Written
- * without a cast to signed char so it does not depend on the platform's
- * char signedness or on implementation-defined conversions. */
-static inline uint32_t sbyte(unsigned char c)
+union dig_ctx {
+	MD5_CTX md5;
+	SHA_CTX sha1;
+};
+
+static void dig_init(enum csum_type t, union dig_ctx *c)
 {
-	return (uint32_t)(c ^ 0x80u) - 0x80u;
+	if (t == CSUM_MD5)
+		MD5_Init(&c->md5);
+	else
+		SHA1_Init(&c->sha1);
 }
 
-uint32_t csum_rolling(const unsigned char *p, size_t n)
+static void dig_update(enum csum_type t, union dig_ctx *c, const void *p, size_t n)
 {
-	uint32_t s1 = 0, s2 = 0;
-	size_t i = 0;
-
-	/* Four bytes per step: s2 gains the four running s1 values. */
-	for (; i + 4 <= n; i += 4) {
-		uint32_t b0 = sbyte(p[i]), b1 = sbyte(p[i + 1]);
-		uint32_t b2 = sbyte(p[i + 2]), b3 = sbyte(p[i + 3]);
-		s2 += 4 * s1 + 4 * b0 + 3 * b1 + 2 * b2 + b3;
-		s1 += b0 + b1 + b2 + b3;
-	}
-	for (; i < n; i++) {
-		s1 += sbyte(p[i]);
-		s2 += s1;
-	}
-	return (s1 & 0xffff) | (s2 << 16);
+	if (t == CSUM_MD5)
+		MD5_Update(&c->md5, p, n);
+	else
+		SHA1_Update(&c->sha1, p, n);
 }
 
-/* ---- EVP digests ------------------------------------------------------ */
-
-static EVP_MD *evp_md5, *evp_sha1;
-static EVP_MD_CTX *block_ctx;
-
-/* The EVP_MD for a type, fetched on first use; NULL if not an EVP type or
- * the provider is missing (then no block ever matches and file sums fail,
- * which costs efficiency but never correctness). */
-static const EVP_MD *evp_for(enum csum_type t)
+static void dig_final(enum csum_type t, union dig_ctx *c, unsigned char *out)
 {
-	EVP_MD **slot;
-	const char *name;
-
-	switch (t) {
-	case CSUM_MD5: slot = &evp_md5; name = "MD5"; break;
-	case CSUM_SHA1: slot = &evp_sha1; name = "SHA1"; break;
-	default: return NULL;
-	}
-	/* no openssl.cnf, no error strings: nothing to read from
-	 * disk (the worker has none) and less memory per session */
-	if (*slot == NULL && OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
-						 OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL))
-		*slot = EVP_MD_fetch(NULL, name, NULL);
-	return *slot;
+	if (t == CSUM_MD5)
+		MD5_Final(out, &c->md5);
+	else
+		SHA1_Final(out, &c->sha1);
 }
 
 static void le32(unsigned char out[4], int32_t v)
@@ -181,30 +158,22 @@ static void md4_block(const struct csum_params *p, const unsigned char *data, si
 	md4_final(&c, out);
 }
 
-static int evp_block(const struct csum_params *p, const unsigned char *data, size_t n,
-		     unsigned char *out)
+static void dig_block(const struct csum_params *p, const unsigned char *data, size_t n,
+		      unsigned char *out)
 {
-	const EVP_MD *md = evp_for(p->type);
 	enum seed_pos pos = block_seed_pos(p);
 	unsigned char seed[4];
-	unsigned int len = 0;
+	union dig_ctx c;
 
-	if (md == NULL)
-		return -1;
-	if (block_ctx == NULL && (block_ctx = EVP_MD_CTX_new()) == NULL)
-		return -1;
 	le32(seed, p->seed);
-	if (!EVP_DigestInit_ex2(block_ctx, md, NULL))
-		return -1;
-	if (pos == SEED_FIRST && !EVP_DigestUpdate(block_ctx, seed, 4))
-		return -1;
-	if (n > 0 && !EVP_DigestUpdate(block_ctx, data, n))
-		return -1;
-	if (pos == SEED_LAST && !EVP_DigestUpdate(block_ctx, seed, 4))
-		return -1;
-	if (!EVP_DigestFinal_ex(block_ctx, out, &len))
-		return -1;
-	return (int)len == csum_len(p->type) ? 0 : -1;
+	dig_init(p->type, &c);
+	if (pos == SEED_FIRST)
+		dig_update(p->type, &c, seed, 4);
+	if (n > 0)
+		dig_update(p->type, &c, data, n);
+	if (pos == SEED_LAST)
+		dig_update(p->type, &c, seed, 4);
+	dig_final(p->type, &c, out);
 }
 
 /* The xxhash seed: the int32 sign-extended, as stock passes it. */
@@ -213,10 +182,17 @@ static uint64_t xxh_seed(int32_t seed)
 	return (uint64_t)(int64_t)seed;
 }
 
-static void xxh128_out(unsigned char *out, XXH128_hash_t h)
+static enum xxh_kind xxh_kind_of(enum csum_type t)
 {
-	le64(out, h.low64);
-	le64(out + 8, h.high64);
+	return t == CSUM_XXH64 ? XXH_K64 : t == CSUM_XXH3 ? XXH_K3_64 : XXH_K3_128;
+}
+
+/* An xxhash digest on the wire: little-endian, the low half first. */
+static void xxh_out(unsigned char *out, enum csum_type t, uint64_t lo, uint64_t hi)
+{
+	le64(out, lo);
+	if (t == CSUM_XXH128)
+		le64(out + 8, hi);
 }
 
 void csum_block(const struct csum_params *p, const unsigned char *data, size_t n,
@@ -230,18 +206,16 @@ void csum_block(const struct csum_params *p, const unsigned char *data, size_t n
 		break;
 	case CSUM_MD5:
 	case CSUM_SHA1:
-		if (evp_block(p, data, n, out) != 0)
-			memset(out, 0, CSUM_MAX_LEN);
+		dig_block(p, data, n, out);
 		break;
 	case CSUM_XXH64:
-		le64(out, XXH64(data, n, xxh_seed(p->seed)));
-		break;
 	case CSUM_XXH3:
-		le64(out, XXH3_64bits_withSeed(data, n, xxh_seed(p->seed)));
+	case CSUM_XXH128: {
+		uint64_t hi = 0, lo = xxh_ops()->hash(xxh_kind_of(p->type), data, n, xxh_seed(p->seed), &hi);
+
+		xxh_out(out, p->type, lo, hi);
 		break;
-	case CSUM_XXH128:
-		xxh128_out(out, XXH3_128bits_withSeed(data, n, xxh_seed(p->seed)));
-		break;
+	}
 	case CSUM_NONE:
 		break;          /* one zero byte */
 	}
@@ -268,48 +242,21 @@ static int file_init_md4(struct csum_file *c, const struct csum_params *p, int t
 	return 0;
 }
 
-static int file_init_evp(struct csum_file *c, const struct csum_params *p)
+static int file_init_dig(struct csum_file *c)
 {
-	const EVP_MD *md = evp_for(p->type);
-	EVP_MD_CTX *ctx;
+	union dig_ctx *d = malloc(sizeof(*d));
 
-	if (md == NULL || (ctx = EVP_MD_CTX_new()) == NULL)
+	if (d == NULL)
 		return -1;
-	if (!EVP_DigestInit_ex2(ctx, md, NULL)) {
-		EVP_MD_CTX_free(ctx);
-		return -1;
-	}
-	c->evp = ctx;
+	dig_init(c->type, d);
+	c->dig = d;
 	return 0;
 }
 
 static int file_init_xxh(struct csum_file *c)
 {
-	if (c->type == CSUM_XXH64) {
-		XXH64_state_t *st = XXH64_createState();
-
-		if (st == NULL)
-			return -1;
-		if (XXH64_reset(st, 0) != XXH_OK) {
-			XXH64_freeState(st);
-			return -1;
-		}
-		c->xxh = st;
-		return 0;
-	}
-
-	XXH3_state_t *st = XXH3_createState();
-	XXH_errorcode rc;
-
-	if (st == NULL)
-		return -1;
-	rc = c->type == CSUM_XXH3 ? XXH3_64bits_reset(st) : XXH3_128bits_reset(st);
-	if (rc != XXH_OK) {
-		XXH3_freeState(st);
-		return -1;
-	}
-	c->xxh = st;
-	return 0;
+	c->xxh = xxh_ops()->start(xxh_kind_of(c->type));
+	return c->xxh != NULL ? 0 : -1;
 }
 
 int csum_file_init(struct csum_file *c, const struct csum_params *p, int transfer)
@@ -322,7 +269,7 @@ int csum_file_init(struct csum_file *c, const struct csum_params *p, int transfe
 		return file_init_md4(c, p, transfer);
 	case CSUM_MD5:
 	case CSUM_SHA1:
-		return file_init_evp(c, p);
+		return file_init_dig(c);
 	case CSUM_XXH64:
 	case CSUM_XXH3:
 	case CSUM_XXH128:
@@ -341,20 +288,13 @@ void csum_file_update(struct csum_file *c, const unsigned char *data, size_t n)
 		md4_update(c->md4, data, n);
 		return;
 	}
-	if (c->evp != NULL) {
-		/* A failure here leaves a wrong digest, which the receiver
-		 * detects and answers with a redo. */
-		(void)EVP_DigestUpdate(c->evp, data, n);
+	if (c->dig != NULL) {
+		dig_update(c->type, c->dig, data, n);
 		return;
 	}
 	if (c->xxh == NULL)
 		return;
-	switch (c->type) {
-	case CSUM_XXH64: (void)XXH64_update(c->xxh, data, n); break;
-	case CSUM_XXH3: (void)XXH3_64bits_update(c->xxh, data, n); break;
-	case CSUM_XXH128: (void)XXH3_128bits_update(c->xxh, data, n); break;
-	default: break;
-	}
+	xxh_ops()->update(xxh_kind_of(c->type), c->xxh, data, n);
 }
 
 void csum_file_final(struct csum_file *c, unsigned char out[CSUM_MAX_LEN])
@@ -362,18 +302,13 @@ void csum_file_final(struct csum_file *c, unsigned char out[CSUM_MAX_LEN])
 	memset(out, 0, CSUM_MAX_LEN);
 	if (c->md4 != NULL) {
 		md4_final(c->md4, out);
-	} else if (c->evp != NULL) {
-		unsigned int len = 0;
-
-		if (!EVP_DigestFinal_ex(c->evp, out, &len) || (int)len != csum_len(c->type))
-			memset(out, 0, CSUM_MAX_LEN);
+	} else if (c->dig != NULL) {
+		dig_final(c->type, c->dig, out);
 	} else if (c->xxh != NULL) {
-		switch (c->type) {
-		case CSUM_XXH64: le64(out, XXH64_digest(c->xxh)); break;
-		case CSUM_XXH3: le64(out, XXH3_64bits_digest(c->xxh)); break;
-		case CSUM_XXH128: xxh128_out(out, XXH3_128bits_digest(c->xxh)); break;
-		default: break;
-		}
+		uint64_t hi = 0, lo = xxh_ops()->digest(xxh_kind_of(c->type), c->xxh, &hi);
+
+		c->xxh = NULL; /* the digest released it */
+		xxh_out(out, c->type, lo, hi);
 	}
 	/* CSUM_NONE: the one zero byte is already there. */
 	csum_file_abort(c);
@@ -381,16 +316,11 @@ void csum_file_final(struct csum_file *c, unsigned char out[CSUM_MAX_LEN])
 
 void csum_file_abort(struct csum_file *c)
 {
-	if (c->evp != NULL)
-		EVP_MD_CTX_free(c->evp);
+	free(c->dig);
 	free(c->md4);
 	c->md4 = NULL;
-	if (c->xxh != NULL) {
-		if (c->type == CSUM_XXH64)
-			XXH64_freeState(c->xxh);
-		else
-			XXH3_freeState(c->xxh);
-	}
-	c->evp = NULL;
+	if (c->xxh != NULL)
+		xxh_ops()->discard(xxh_kind_of(c->type), c->xxh);
+	c->dig = NULL;
 	c->xxh = NULL;
 }

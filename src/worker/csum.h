@@ -29,8 +29,13 @@ const char *csum_name(enum csum_type t);
 /* Digest length on the wire (none: 1). */
 int csum_len(enum csum_type t);
 
-/* The rolling checksum over n bytes, bytes taken as signed chars. */
+/* The rolling checksum over n bytes, bytes taken as signed chars
+ * (rolling.c: vectorised where the CPU allows). */
 uint32_t csum_rolling(const unsigned char *p, size_t n);
+/* The scalar definition, and which one csum_rolling uses ("scalar",
+ * "avx2"): for the tests that hold them equal. */
+uint32_t csum_rolling_scalar(const unsigned char *p, size_t n);
+const char *csum_rolling_impl(void);
 
 /* The parameters of block sums for a session. */
 struct csum_params {
@@ -47,7 +52,7 @@ void csum_block(const struct csum_params *p, const unsigned char *data, size_t n
 /* Incremental whole-file digest. */
 struct csum_file {
 	enum csum_type type;
-	void *evp;                 /* EVP_MD_CTX for md5/sha1 */
+	void *dig;                 /* MD5/SHA1 context (csum.c) */
 	void *md4;                 /* struct md4_ctx for md4 */
 	void *xxh;                 /* XXH state for the xxhash family */
 };

@@ -818,71 +818,58 @@ static void add_one_arg(struct sess *s, struct scan *sc, const char *arg)
 
 /* ---- sorting ------------------------------------------------------------ */
 
-/* One path segment for the protocol >= 29 comparison. */
-struct seg { const char *p; size_t len; int dirlevel; int end; };
-
-static void next_seg(const char **pos, const char *name, int isdir, struct seg *sg)
+/*
+ * Protocol >= 29 compares names segment by segment: at the first segment
+ * that differs, an entry that ends there as a non-directory sorts before
+ * one that goes on (or is a directory), two directory levels compare as
+ * "name/", two last segments of non-directories byte by byte (a prefix
+ * first); "." (a dot-dir) sorts first.  It is done in one pass: find the
+ * first byte where the names differ, then decide from the segment that
+ * byte is in.  (A sort of a million entries makes twenty million of these.)
+ */
+static int is_dot_dir(const struct fentry *f)
 {
-	const char *p = *pos;
-	const char *slash;
-
-	if (p == NULL || (isdir && p == name && strcmp(name, ".") == 0)) {
-		sg->end = 1;
-		*pos = NULL;
-		return;
-	}
-	sg->end = 0;
-	slash = strchr(p, '/');
-	if (slash) {
-		sg->p = p;
-		sg->len = (size_t)(slash - p);
-		sg->dirlevel = 1;
-		*pos = slash + 1;
-	} else {
-		sg->p = p;
-		sg->len = strlen(p);
-		sg->dirlevel = isdir;
-		*pos = NULL;
-	}
+	return fe_is_dir(f) && f->name[0] == '.' && f->name[1] == '\0';
 }
 
 int flist_cmp(const struct fentry *a, const struct fentry *b, int protocol)
 {
-	const char *pa = a->name, *pb = b->name;
+	const unsigned char *pa = (const unsigned char *)a->name, *pb = (const unsigned char *)b->name;
+	int la, lb, ca, cb;
+	size_t i = 0;
 
-	if (protocol < 29)
-		return strcmp(a->name, b->name) < 0 ? -1 : strcmp(a->name, b->name) > 0;
-	/* Bounded: each step consumes a segment of both names. */
-	for (;;) {
-		struct seg sa, sb;
+	if (protocol < 29) {
+		int c = strcmp(a->name, b->name);
 
-		next_seg(&pa, a->name, fe_is_dir(a), &sa);
-		next_seg(&pb, b->name, fe_is_dir(b), &sb);
-		if (sa.end || sb.end)
-			return sa.end && sb.end ? 0 : sa.end ? -1 : 1;
-		if (sa.dirlevel != sb.dirlevel)
-			return sa.dirlevel ? 1 : -1;
-		size_t n = sa.len < sb.len ? sa.len : sb.len;
-		int c = memcmp(sa.p, sb.p, n);
-		if (c)
-			return c < 0 ? -1 : 1;
-		if (sa.len == sb.len)
-			continue;
-		if (!sa.dirlevel)
-			return sa.len < sb.len ? -1 : 1;
-		/* directories compare as "name/": the shorter one's '/' meets a byte */
-		unsigned char ca = sa.len > n ? (unsigned char)sa.p[n] : '/';
-		unsigned char cb = sb.len > n ? (unsigned char)sb.p[n] : '/';
-		return ca < cb ? -1 : ca > cb ? 1 : (sa.len < sb.len ? -1 : 1);
+		return c < 0 ? -1 : c > 0;
 	}
+	if (is_dot_dir(a) || is_dot_dir(b))
+		return is_dot_dir(a) && is_dot_dir(b) ? 0 : is_dot_dir(a) ? -1 : 1;
+	while (pa[i] == pb[i] && pa[i] != '\0')
+		i++;
+	if (pa[i] == pb[i]) /* the same name: a non-directory first */
+		return fe_is_dir(a) == fe_is_dir(b) ? 0 : fe_is_dir(a) ? 1 : -1;
+	/* the differing segment: a directory level if a '/' follows in it, or
+	 * if it is the last and the entry is a directory */
+	la = strchr((const char *)pa + i, '/') != NULL || fe_is_dir(a);
+	lb = strchr((const char *)pb + i, '/') != NULL || fe_is_dir(b);
+	if (la != lb)
+		return la ? 1 : -1;
+	ca = pa[i];
+	cb = pb[i];
+	if (!la)
+		return ca < cb ? -1 : 1;
+	/* directory levels compare as "name/": a directory's end is its '/' */
+	if (ca == '\0')
+		ca = '/';
+	if (cb == '\0')
+		cb = '/';
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	/* the same segment, and one name ends there: it goes first */
+	return pa[i] == '\0' ? -1 : 1;
 }
 
-/*
- * Stable sort of a list without copying it: a merge sort of 32-bit
- * indexes, then the entries are permuted in place along the permutation's
- * cycles.  (qsort would need a full temporary copy of the entries, which
- * doubles a large list's memory at its peak.)
- */
 static void sort_entries(struct flist *fl, int protocol)
 {
 	size_t n = fl->n;
@@ -961,41 +948,66 @@ void fl_sort_dedupe(struct sess *s, struct flist *fl,
 	fl->n = w;
 }
 
-/* -c: the whole-file sum of every regular file, unseeded. */
-void fl_file_sums(struct sess *s, struct flist *fl)
+/* The sum of one opened file: its st_size bytes as it was opened (stock
+ * sums the size it listed), stopping early if it shrank. */
+static void file_sum(struct sess *s, const struct fsc_opened *o, unsigned char *sum)
 {
 	static unsigned char buf[256 * 1024];
+	struct csum_file cf;
+	uint64_t off = 0;
 
-	for (size_t i = 0; i < fl->n; i++) {
-		struct fentry *f = &fl->e[i];
-		char mpath[PR_RELPATH_MAX];
-		struct csum_file cf;
-		struct pr_stat st;
-		uint32_t handle;
-		int fd;
+	if (csum_file_init(&cf, &s->flist, 0) < 0)
+		return;
+	while (off < o->st.size) {
+		size_t want = o->st.size - off < sizeof(buf) ? (size_t)(o->st.size - off) : sizeof(buf);
+		ssize_t n = pread(o->fd, buf, want, (off_t)off);
 
-		if (!S_ISREG(f->st.mode))
-			continue;
-		if (f->x == NULL) {
-			f->x = arena_zalloc_aligned(fl, sizeof(*f->x));
-			f->x->nlink = 1;
-		}
-		f->x->sum = memset(arena_alloc(fl, CSUM_MAX_LEN), 0, CSUM_MAX_LEN);
-		if (flist_module_path(fl, f, mpath, sizeof(mpath)) < 0 ||
-		    fsc_open(mpath, &fd, &handle, &st) != 0)
-			continue; /* unreadable: an all-zero sum, as stock sends */
-		if (csum_file_init(&cf, &s->flist, 0) == 0) {
-			int64_t off = 0;
-			for (;;) {
-				ssize_t n = pread(fd, buf, sizeof(buf), off);
-				if (n <= 0)
-					break;
-				csum_file_update(&cf, buf, (size_t)n);
-				off += n;
+		if (n <= 0)
+			break;
+		csum_file_update(&cf, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	csum_file_final(&cf, sum);
+}
+
+/* -c: the whole-file sum of every regular file, unseeded.  The files are
+ * opened PR_OPENV_MAX at a time: a listing names them all in advance. */
+void fl_file_sums(struct sess *s, struct flist *fl)
+{
+	static char paths[PR_OPENV_MAX][PR_RELPATH_MAX];
+	const char *ask[PR_OPENV_MAX];
+	struct fsc_opened got[PR_OPENV_MAX];
+	size_t which[PR_OPENV_MAX];
+
+	for (size_t i = 0; i < fl->n;) {
+		size_t n = 0, asked;
+
+		for (; i < fl->n && n < PR_OPENV_MAX; i++) {
+			struct fentry *f = &fl->e[i];
+
+			if (!S_ISREG(f->st.mode))
+				continue;
+			if (f->x == NULL) {
+				f->x = arena_zalloc_aligned(fl, sizeof(*f->x));
+				f->x->nlink = 1;
 			}
-			csum_file_final(&cf, f->x->sum);
+			f->x->sum = memset(arena_alloc(fl, CSUM_MAX_LEN), 0, CSUM_MAX_LEN);
+			if (flist_module_path(fl, f, paths[n], sizeof(paths[n])) < 0)
+				continue; /* unreadable: an all-zero sum, as stock sends */
+			ask[n] = paths[n];
+			which[n++] = i;
 		}
-		fsc_close(fd, handle);
+		for (size_t done = 0; done < n; done += asked) {
+			asked = fsc_openv(ask + done, n - done, got);
+			if (asked == 0)
+				break; /* no handle left: cannot happen, we hold none */
+			for (size_t k = 0; k < asked; k++) {
+				if (got[k].err != 0)
+					continue;
+				file_sum(s, &got[k], fl->e[which[done + k]].x->sum);
+				fsc_close(got[k].fd, got[k].handle);
+			}
+		}
 	}
 }
 

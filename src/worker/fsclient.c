@@ -160,11 +160,54 @@ void fsc_stat_many(struct fsc_statq *q, size_t n)
 			q[i].err = fsc_readlink(q[i].path, q[i].link, FS_LINK_MAX);
 }
 
+/*
+ * Descriptors from the monitor: how many we hold (the monitor refuses more
+ * than FS_MAX_HANDLES, counting the ones whose close it has not heard of),
+ * and the closes not yet reported.  They travel in the next OPENV, so a
+ * file costs no record of its own to close.
+ */
+#define HANDLES_MAX 32u    /* the monitor's FS_MAX_HANDLES */
+_Static_assert(HANDLES_MAX <= PR_CLOSEV_MAX, "a report names every pending close");
+static uint32_t closed_q[PR_CLOSEV_MAX];
+static size_t nclosed, nopen;
+
+/* Descriptors done with, closed together before more arrive (pr_close_fds:
+ * one close_range for a batch). */
+static int done_fds[PR_OPENV_MAX];
+static size_t ndone;
+
+static void close_done(void)
+{
+	pr_close_fds(done_fds, ndone);
+	ndone = 0;
+}
+
+static void flush_closes(void)
+{
+	struct pr_msg m;
+
+	if (nclosed == 0)
+		return;
+	pr_msg_init(&m, PR_W_CLOSEV);
+	m.u.closev.nclosed = (uint32_t)nclosed;
+	memcpy(m.u.closev.closed, closed_q, nclosed * sizeof(closed_q[0]));
+	mon_send(&m, -1);
+	nclosed = 0;
+}
+
+/* Pending closes do not count: every request reports them before it opens. */
+size_t fsc_open_room(void)
+{
+	return nopen < HANDLES_MAX ? HANDLES_MAX - nopen : 0;
+}
+
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 {
 	struct pr_msg m;
 	int err;
 
+	flush_closes();
+	close_done();
 	pr_msg_init(&m, PR_W_OPEN);
 	if ((err = set_path(&m.u.path.path, path)) != 0)
 		return err;
@@ -174,17 +217,65 @@ int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 		return m.u.open.err;
 	*handle = m.u.open.handle;
 	*st = m.u.open.st;
+	nopen++;
 	return 0;
 }
 
 void fsc_close(int fd, uint32_t handle)
 {
-	struct pr_msg m;
+	if (ndone == PR_OPENV_MAX)
+		close_done();
+	done_fds[ndone++] = fd;
+	if (nopen > 0)
+		nopen--;
+	if (nclosed == PR_CLOSEV_MAX)
+		flush_closes();
+	closed_q[nclosed++] = handle;
+}
 
-	close(fd);
-	pr_msg_init(&m, PR_W_CLOSE);
-	m.u.close.handle = handle;
+size_t fsc_openv(const char *const *paths, size_t n, struct fsc_opened *out)
+{
+	struct pr_msg m;
+	int fds[PR_OPENV_MAX];
+	size_t asked = 0, nfds, k = 0, room = fsc_open_room();
+
+	pr_msg_init(&m, PR_W_OPENV);
+	m.u.openv.nclosed = (uint32_t)nclosed;
+	memcpy(m.u.openv.closed, closed_q, nclosed * sizeof(closed_q[0]));
+	while (asked < n && asked < room && asked < PR_OPENV_MAX) {
+		if (!pr_relpath_ok(paths[asked], strlen(paths[asked]))) {
+			mon_log(PR_LOG_ERR, "internal error: bad module path requested");
+			mon_exit(14);
+		}
+		if (pr_openv_add(&m.u.openv, paths[asked]) < 0)
+			break;
+		asked++;
+	}
+	if (asked == 0)
+		return 0;
+	close_done();
 	mon_send(&m, -1);
+	nclosed = 0;
+	mon_expect_fds(&m, PR_M_OPENV, fds, PR_OPENV_MAX, &nfds);
+	if (m.u.mopenv.count != asked) {
+		for (size_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		mon_log(PR_LOG_ERR, "OPENV answered %u paths of %zu", m.u.mopenv.count, asked);
+		mon_exit(14);
+	}
+	for (size_t i = 0; i < asked; i++) {
+		const struct pr_openv_ent *e = &m.u.mopenv.e[i];
+
+		out[i].err = e->err;
+		out[i].fd = -1;
+		if (e->err == 0) {
+			out[i].fd = fds[k++]; /* the validator matched the count */
+			out[i].handle = e->handle;
+			out[i].st = e->st;
+			nopen++;
+		}
+	}
+	return asked;
 }
 
 int fsc_readlink(const char *path, char *buf, size_t cap)

@@ -44,8 +44,27 @@ void fsc_stat_many(struct fsc_statq *q, size_t n);
 
 /* Open a regular file read-only. Returns 0 or errno; *fd and *handle set on success. */
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st);
-/* Close a descriptor from fsc_open and tell the monitor. */
+/* Close a descriptor from fsc_open or fsc_openv.  The monitor learns of it
+ * with the next OPENV or OPEN (or once PR_CLOSEV_MAX are pending). */
 void fsc_close(int fd, uint32_t handle);
+
+/* One answer of fsc_openv: err 0 with fd, handle and st, or an errno. */
+struct fsc_opened {
+	int err;
+	int fd;
+	uint32_t handle;
+	struct pr_stat st;
+};
+
+/*
+ * Open paths[0..n) in one exchange with the monitor, as many as one request
+ * holds (at most PR_OPENV_MAX and fsc_open_room()); returns how many were
+ * asked, out[] filled for those.  n >= 1 and room >= 1 ask at least one.
+ */
+size_t fsc_openv(const char *const *paths, size_t n, struct fsc_opened *out);
+
+/* How many more descriptors the monitor would hand out now. */
+size_t fsc_open_room(void);
 
 /* Read a symlink's target. Returns 0 or errno. */
 int fsc_readlink(const char *path, char *buf, size_t cap);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -121,6 +122,88 @@ void io_write(struct io *io, const void *p, size_t n)
 		n -= take;
 		if (io->olen == sizeof(io->obuf) - 4)
 			io_flush(io);
+	}
+}
+
+/*
+ * Literal data of the plain token stream: each piece of at most `chunk`
+ * bytes as its int32 length and the bytes.  Large spans skip the copy into
+ * obuf: frames of at most a full obuf's payload are described with iovecs
+ * (the pending obuf bytes lead the first) and written several per system
+ * call straight from p.  The frames are valid MSG_DATA frames like any
+ * other; only their number and sizes differ from what io_write would make.
+ */
+#define LIT_DIRECT_MIN 16384u   /* below this, copying is cheaper */
+#define LIT_BATCH 8u            /* pieces per writev */
+#define FRAME_MAX (sizeof(((struct io *)0)->obuf) - 4)
+
+void io_write_literal(struct io *io, const unsigned char *p, size_t n, size_t chunk)
+{
+	if (!io->mux_out || n < LIT_DIRECT_MIN || chunk == 0 || chunk > FRAME_MAX) {
+		while (n > 0) {
+			size_t k = n < chunk ? n : chunk;
+
+			io_write_int32(io, (int32_t)k);
+			io_write(io, p, k);
+			p += k;
+			n -= k;
+		}
+		return;
+	}
+	while (n > 0) {
+		/* The stream of this batch as segments: pending bytes, then
+		 * (length, bytes) per piece.  Cut into frames below. */
+		struct { const unsigned char *p; size_t n; } seg[1 + 2 * LIT_BATCH];
+		unsigned char toks[LIT_BATCH][4], hdrs[LIT_BATCH + 2][4];
+		struct iovec iov[(LIT_BATCH + 2) * 4 + 2 * LIT_BATCH + 2];
+		size_t nseg = 0, total = 0, niov = 0, nf = 0, si = 0, soff = 0;
+		int r;
+
+		if (io->olen > 0) {
+			seg[nseg].p = io->obuf + 4;
+			seg[nseg++].n = io->olen;
+			total += io->olen;
+		}
+		for (size_t b = 0; b < LIT_BATCH && n > 0; b++) {
+			size_t k = n < chunk ? n : chunk;
+			uint32_t v = (uint32_t)k;
+
+			toks[b][0] = (unsigned char)v;
+			toks[b][1] = (unsigned char)(v >> 8);
+			toks[b][2] = (unsigned char)(v >> 16);
+			toks[b][3] = (unsigned char)(v >> 24);
+			seg[nseg].p = toks[b];
+			seg[nseg++].n = 4;
+			seg[nseg].p = p;
+			seg[nseg++].n = k;
+			total += 4 + k;
+			p += k;
+			n -= k;
+		}
+		while (total > 0) {
+			size_t flen = total < FRAME_MAX ? total : FRAME_MAX, left = flen;
+
+			frame_header(hdrs[nf], MSG_DATA, flen);
+			iov[niov].iov_base = hdrs[nf++];
+			iov[niov++].iov_len = 4;
+			while (left > 0) {
+				size_t take = seg[si].n - soff < left ? seg[si].n - soff : left;
+
+				iov[niov].iov_base = (void *)(seg[si].p + soff);
+				iov[niov++].iov_len = take;
+				left -= take;
+				soff += take;
+				if (soff == seg[si].n) {
+					si++;
+					soff = 0;
+				}
+			}
+			total -= flen;
+		}
+		io->olen = 0;
+		r = conn_writev(io->c, iov, (int)niov);
+		if (r != CONN_OK)
+			io_abort(io, r == CONN_TIMEOUT ? RERR_TIMEOUT : RERR_SOCKETIO, conn_strerror(r));
 	}
 }
 

@@ -75,6 +75,10 @@ void io_write_varlong30(struct io *io, int64_t v, int min);/* longint below 30 *
 void io_write_longint(struct io *io, int64_t v);
 void io_write_ndx(struct io *io, int32_t ndx);              /* int32 below 30 */
 void io_write_vstring(struct io *io, const char *s);
+/* Literal data in the plain token stream: pieces of at most chunk bytes,
+ * each preceded by its length (spec part 2, 11.1); large spans are written
+ * without copying them. */
+void io_write_literal(struct io *io, const unsigned char *p, size_t n, size_t chunk);
 void io_flush(struct io *io);
 
 /* An out-of-band message; flushes pending data first. */

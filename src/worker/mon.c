@@ -100,6 +100,23 @@ void mon_expect_either(struct pr_msg *m, enum pr_msg_type type, enum pr_msg_type
 		close(fd);
 }
 
+void mon_expect_fds(struct pr_msg *m, enum pr_msg_type type, int *fds, size_t cap, size_t *nfds)
+{
+	const char *why;
+	enum pr_ipc_result r = pr_ipc_recv_fds(&mon_ipc, m, fds, cap, nfds, &why);
+
+	if (r != PR_IPC_OK || m->h.type != type) {
+		if (r == PR_IPC_OK)
+			for (size_t i = 0; i < *nfds; i++)
+				close(fds[i]);
+		if (r == PR_IPC_INVALID)
+			mon_log(PR_LOG_ERR, "invalid answer from the monitor: %s", why);
+		else if (r == PR_IPC_OK)
+			mon_log(PR_LOG_ERR, "unexpected answer %s from the monitor", pr_msg_type_name(m->h.type));
+		EXIT(14);
+	}
+}
+
 void mon_exit(int code)
 {
 	struct pr_msg m;

@@ -31,6 +31,8 @@ void mon_send(struct pr_msg *m, int fd);
 void mon_expect(struct pr_msg *m, enum pr_msg_type type, int *fd_out);
 /* Either of two answers (a login challenge or the selection's answer). */
 void mon_expect_either(struct pr_msg *m, enum pr_msg_type type, enum pr_msg_type type2, int *fd_out);
+/* The same for an answer with up to cap descriptors (*nfds of them). */
+void mon_expect_fds(struct pr_msg *m, enum pr_msg_type type, int *fds, size_t cap, size_t *nfds);
 
 #ifdef PRSYNCD_FUZZ
 /* Fuzz targets set this to return to libFuzzer (by longjmp) instead of

@@ -51,10 +51,10 @@ static int fail(char *err, size_t errlen, const char *what)
 
 int sandbox_preload(char *err, size_t errlen)
 {
-	/* Nothing to load from disk any more: MD4 is our own (md4.c) and
-	 * OpenSSL's default provider, built into libcrypto, is initialised on
-	 * first use (csum.c) without reading a file.  Kept as the one place
-	 * for anything a later feature must load before the chroot. */
+	/* Nothing to load from disk any more: MD4 is our own (md4.c), MD5
+	 * and SHA1 are OpenSSL's plain digest functions linked in (csum.c).
+	 * Kept as the one place for anything a later feature must load
+	 * before the chroot. */
 	(void)err;
 	(void)errlen;
 	return 0;

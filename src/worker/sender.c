@@ -20,6 +20,7 @@
 #include "match.h"
 #include "wildmatch.h"
 #include "mon.h"
+#include "openahead.h"
 #include "sess.h"
 #include "xferrec.h"
 #include "xattr.h"
@@ -33,20 +34,13 @@
 #define FNAMECMP_FNAME 0x80
 #define CHUNK_SIZE 32768
 #define XNAME_MAX 4096
+#define FMAP_SLACK (256 * 1024)
 
 /* ---- plain token stream (spec part 2, 11.1) ----------------------------- */
 
 static int tok_literal(void *ctx, const unsigned char *data, size_t len)
 {
-	struct io *io = ctx;
-
-	while (len > 0) {
-		size_t n = len < CHUNK_SIZE ? len : CHUNK_SIZE;
-		io_write_int32(io, (int32_t)n);
-		io_write(io, data, n);
-		data += n;
-		len -= n;
-	}
+	io_write_literal(ctx, data, len, CHUNK_SIZE);
 	return 0;
 }
 
@@ -185,12 +179,11 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 	struct sum_head head;
 	struct fmap map;
 	struct csum_file cf;
-	struct pr_stat st;
 	struct match_stats ms = { 0 };
 	unsigned char digest[CSUM_MAX_LEN];
 	char mpath[PR_RELPATH_MAX];
-	uint32_t handle;
-	int fd, err, redo, append;
+	struct oa_file of;
+	int err, redo, append;
 	int64_t start = 0;
 	struct match_opts mo = { .inplace = 0 };
 	struct token_sink sink = { &s->io, tok_literal, tok_block, tok_end };
@@ -209,12 +202,13 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 		open_failed(s, r->ndx, f->name, ENAMETOOLONG, io_error);
 		return;
 	}
-	err = fsc_open(mpath, &fd, &handle, &st);
+	err = oa_open(fl, (size_t)(f - fl->e), mpath, !redo && phase == 0, &of);
 	if (err) {
 		sums_free(&ss);
 		open_failed(s, r->ndx, mpath, err, io_error);
 		return;
 	}
+	const struct pr_stat st = of.st;
 	if (append) {
 		int64_t have = (int64_t)head.count * head.blength;
 		if (head.remainder)
@@ -223,7 +217,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 			io_msg(&s->io, MSG_WARNING, "skipped diminished file: %s", mpath);
 			if (s->protocol >= 30)
 				io_send_int_msg(&s->io, MSG_NO_SEND, r->ndx);
-			fsc_close(fd, handle);
+			oa_close(&of);
 			sums_free(&ss);
 			return;
 		}
@@ -238,7 +232,9 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 	data_start = s->io.data_out;
 	echo_request(s, r, fl, f);
 	write_head(&s->io, &head);
-	if (fmap_open(&map, fd, (int64_t)st.size, (size_t)(head.blength > 0 ? head.blength : 1) + 65536) < 0 ||
+	/* Large reads: a window serves many offsets of the search, and a cold
+	 * file goes out in few system calls (fmap_open caps it at the size). */
+	if (fmap_open(&map, of.fd, (int64_t)st.size, (size_t)(head.blength > 0 ? head.blength : 1) + FMAP_SLACK) < 0 ||
 	    csum_file_init(&cf, &s->xfer, 1) < 0)
 		io_fatal(&s->io, RERR_MALLOC, "out of memory [sender]");
 	/* append-verify (and any append before protocol 30) sums the whole file */
@@ -277,7 +273,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 			     16 + (append ? 0 : (uint64_t)head.count * (4u + (uint32_t)head.s2length)),
 			     map.read_error ? NULL : digest);
 	fmap_close(&map);
-	fsc_close(fd, handle);
+	oa_close(&of);
 	sums_free(&ss);
 	f->sent = 1;
 	*literal_total += ms.literal_bytes;
@@ -434,6 +430,7 @@ void sender_run(struct sess *s)
 		flset_fill(set, 1000);
 		ndx = next_ndx(s);
 		if (ndx == NDX_DONE) {
+			oa_drop(); /* nothing opened ahead outlives its list or phase */
 			if (s->inc_recurse && set->nheld > 0) {
 				/* Each D retires the oldest list; the one that
 				 * retires the last list ends phase 0. */

@@ -25,16 +25,39 @@
 /* Our checksum list in stock's preference order; the client chooses. */
 static const char our_checksums[] = "xxh128 xxh3 xxh64 md5 md4 sha1 none";
 
+/* Grown as records arrive (a fixed array of ARGS_MAX pointers was 125 KiB
+ * zeroed, and faulted in, at every session's start for a dozen records). */
 struct arglist {
-	char *v[ARGS_MAX];
-	size_t n;
+	char **v;
+	size_t n, cap;
 };
 
 static void args_free(struct arglist *a)
 {
 	for (size_t i = 0; i < a->n; i++)
 		free(a->v[i]);
-	a->n = 0;
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
+/* Append p (owned from now on); the caller has checked n < ARGS_MAX. */
+static void args_push(struct arglist *a, char *p)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 32;
+		char **v;
+
+		if (cap > ARGS_MAX)
+			cap = ARGS_MAX;
+		if ((v = realloc(a->v, cap * sizeof(*v))) == NULL) {
+			free(p);
+			mon_exit(RERR_MALLOC);
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = p;
 }
 
 /*
@@ -77,10 +100,13 @@ static void read_args(struct sess *s, struct arglist *a, int nul)
 			mon_exit(RERR_PROTOCOL);
 		}
 		rec[len] = '\0';
-		a->v[a->n] = strdup(rec);
-		if (a->v[a->n] == NULL)
-			mon_exit(RERR_MALLOC);
-		a->n++;
+		{
+			char *copy = strdup(rec);
+
+			if (copy == NULL)
+				mon_exit(RERR_MALLOC);
+			args_push(a, copy);
+		}
 	}
 }
 
@@ -348,7 +374,7 @@ void setup_session(struct sess *s)
 		a->n = at + 1;
 		read_args(s, b, 1);
 		for (size_t i = 1; i < b->n && a->n < ARGS_MAX; i++) {
-			a->v[a->n++] = b->v[i];
+			args_push(a, b->v[i]);
 			b->v[i] = NULL;
 		}
 		args_free(b);

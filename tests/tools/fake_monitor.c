@@ -9,9 +9,10 @@
  *   fake_monitor WORKER CHROOT PORT READYFILE CASE
  *
  * CASE is POINT:FAULT.  POINT is the answer to corrupt: init, modlist,
- * modlist_end, select, xferlog, stat, list, list_end, readlink, open, idname,
- * xattr, xattr_end, authreq (a login challenge in place of the selection's
- * answer).
+ * modlist_end, select, xferlog, stat, list, list_end, readlink, open (the
+ * answer to OPENV, which the worker sends for the files it transfers),
+ * idname, xattr, xattr_end, authreq (a login challenge in place of the
+ * selection's answer).
  * FAULT is either generic (len, magic, seq, short, big, flagbad, fds2,
  * dir: a worker type, type: a valid answer of another type, unsolicited:
  * the right answer plus one nobody asked for) or specific to the point
@@ -57,7 +58,7 @@ static int send_rec(struct pr_msg *m, const int *fds, int nfds, size_t len, int 
 {
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(4 * sizeof(int))];
+		char buf[CMSG_SPACE((PR_OPENV_MAX + 2) * sizeof(int))];
 	} ctl;
 	static char big[PR_MSG_SIZE + 128];
 	struct iovec iov = { .iov_base = m, .iov_len = len };
@@ -86,9 +87,9 @@ static int send_rec(struct pr_msg *m, const int *fds, int nfds, size_t len, int 
 }
 
 /* An honest answer, with the descriptor flag set to match. */
-static void send_ok(struct pr_msg *m, int fd)
+static void send_ok(struct pr_msg *m, const int *fds, int nfds)
 {
-	pr_ipc_send(&ipc, m, fd);
+	pr_ipc_send_fds(&ipc, m, fds, (size_t)nfds);
 }
 
 static int dev_null(void)
@@ -303,6 +304,33 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
 		else return 0;
 		return 1;
 	}
+	case PR_M_OPENV: {
+		/* the worker asked for "f" alone: e[0] is its answer */
+		struct pr_m_openv *b = &m->u.mopenv;
+		struct pr_openv_ent *e = &b->e[0];
+
+		if (!strcmp(f, "nofd")) { close(fds[0]); *nfds = 0; m->h.flags &= (uint16_t)~PR_F_FD; }
+		else if (!strcmp(f, "fd-with-err")) { e->err = 2; e->handle = 0; memset(&e->st, 0, sizeof(e->st)); }
+		else if (!strcmp(f, "mode-dir")) e->st.mode = 040755;
+		else if (!strcmp(f, "handle0")) e->handle = 0;
+		else if (!strcmp(f, "nsec")) e->st.atime_nsec = 1000000000u;
+		else if (!strcmp(f, "err-big")) {
+			close(fds[0]);
+			*nfds = 0;
+			m->h.flags &= (uint16_t)~PR_F_FD;
+			memset(e, 0, sizeof(*e));
+			e->err = 99999;
+			b->nfds = 0;
+		}
+		else if (!strcmp(f, "count0")) b->count = 0;
+		else if (!strcmp(f, "count-more")) { b->count = 2; b->e[1].err = ENOENT; }
+		else if (!strcmp(f, "count17")) b->count = PR_OPENV_MAX + 1;
+		else if (!strcmp(f, "nfds-lie")) b->nfds = 2;
+		else if (!strcmp(f, "after-count")) b->e[PR_OPENV_MAX - 1].err = ENOENT;
+		else if (!strcmp(f, "err-with-handle")) { b->e[1] = *e; b->e[1].err = 2; b->count = 2; }
+		else return 0;
+		return 1;
+	}
 	case PR_M_IDNAME: {
 		struct pr_m_idname *b = &m->u.midname;
 
@@ -323,16 +351,17 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
  * of the case; then craft it.  Semantic faults (a valid answer with a
  * descriptor that lies) are handled by the caller before this.
  */
-static void answer(struct pr_msg *m, int fd, const char *here)
+static void answer_fds(struct pr_msg *m, const int *given, int ngiven, const char *here)
 {
-	int fds[2] = { fd, -1 }, nfds = fd >= 0, skip = 0;
-	size_t len = sizeof(*m);
+	int fds[PR_OPENV_MAX + 2], nfds = ngiven, skip = 0;
+	size_t len = 0; /* 0: the record as pr_ipc_send frames it, after the fault */
 	struct pr_msg other;
 
+	memcpy(fds, given, (size_t)ngiven * sizeof(int));
 	if (injected || strcmp(here, point) != 0) {
-		send_ok(m, fd);
-		if (fd >= 0)
-			close(fd);
+		send_ok(m, fds, nfds);
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
 		return;
 	}
 	injected = 1;
@@ -341,7 +370,7 @@ static void answer(struct pr_msg *m, int fd, const char *here)
 	if (!strcmp(fault, "len")) m->h.len += 1;
 	else if (!strcmp(fault, "magic")) m->h.magic = 0x45564c21u;
 	else if (!strcmp(fault, "seq")) skip = 1;
-	else if (!strcmp(fault, "short")) len = 100;
+	else if (!strcmp(fault, "short")) len = sizeof(m->h) + m->h.len < 101 ? sizeof(m->h) + m->h.len - 1 : 100;
 	else if (!strcmp(fault, "big")) len = sizeof(*m) + 100;
 	else if (!strcmp(fault, "flagbad")) m->h.flags |= 0x0200;
 	else if (!strcmp(fault, "fds2")) { fds[nfds++] = dev_null(); if (nfds == 1) fds[nfds++] = dev_null(); m->h.flags |= PR_F_FD; }
@@ -349,28 +378,63 @@ static void answer(struct pr_msg *m, int fd, const char *here)
 	else if (!strcmp(fault, "type")) {
 		pr_msg_init(&other, m->h.type == PR_M_IDNAME ? PR_M_LIST_END : PR_M_IDNAME);
 		*m = other;
-		if (fd >= 0)
-			close(fd);
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
 		fds[0] = -1;
 		nfds = 0;
 	} else if (!strcmp(fault, "unsolicited")) {
-		send_ok(m, fd);
-		if (fd >= 0)
-			close(fd);
+		send_ok(m, fds, nfds);
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
 		pr_msg_init(&other, PR_M_MODLIST_END);
-		send_ok(&other, -1);
+		send_ok(&other, NULL, 0);
 		return;
 	} else if (!specific(m, fds, &nfds)) {
 		fprintf(stderr, "fake_monitor: unknown fault %s for %s\n", fault, point);
 		exit(3);
 	}
+	if (len == 0)
+		len = sizeof(m->h) + (m->h.len <= PR_MSG_BODY_MAX ? m->h.len : PR_MSG_BODY_MAX);
 	send_rec(m, fds, nfds, len, skip);
 	for (int i = 0; i < nfds; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 }
 
+static void answer(struct pr_msg *m, int fd, const char *here)
+{
+	answer_fds(m, &fd, fd >= 0, here);
+}
+
 /* --- the made-up module ----------------------------------------------------- */
+
+/* The descriptor for "f": the file, or at the "open" point the semantic
+ * lies (a valid answer whose descriptor is not what it says). */
+static int open_f(struct pr_stat *st)
+{
+	int fd = -1;
+
+	if (!injected && strcmp(point, "open") == 0 && strcmp(fault, "pipe") == 0) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) == 0) {
+			(void)!write(p[1], "hel", 3);
+			close(p[1]);
+			fd = p[0];
+		}
+		injected = 1;
+	} else if (!injected && strcmp(point, "open") == 0 && strcmp(fault, "dirfd") == 0) {
+		fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		injected = 1;
+	} else if (!injected && strcmp(point, "open") == 0 && strcmp(fault, "size-lie") == 0) {
+		fd = file_fd();
+		st->size = 1 << 20;
+		injected = 1;
+	} else {
+		fd = file_fd();
+	}
+	return fd;
+}
 
 static void serve_request(const struct pr_msg *r)
 {
@@ -446,7 +510,7 @@ static void serve_request(const struct pr_msg *r)
 		break;
 	}
 	case PR_W_OPEN: {
-		int fd = -1;
+		int fd;
 
 		pr_msg_init(&m, PR_M_OPEN);
 		if (strcmp(path, "f") != 0) {
@@ -456,26 +520,7 @@ static void serve_request(const struct pr_msg *r)
 		}
 		fill_stat(&m.u.open.st, 0100644, 6);
 		m.u.open.handle = ++next_handle;
-		/* Semantic lies: a valid answer whose descriptor is not what it says. */
-		if (!injected && strcmp(point, "open") == 0 && strcmp(fault, "pipe") == 0) {
-			int p[2];
-
-			if (pipe2(p, O_CLOEXEC) == 0) {
-				(void)!write(p[1], "hel", 3);
-				close(p[1]);
-				fd = p[0];
-			}
-			injected = 1;
-		} else if (!injected && strcmp(point, "open") == 0 && strcmp(fault, "dirfd") == 0) {
-			fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			injected = 1;
-		} else if (!injected && strcmp(point, "open") == 0 && strcmp(fault, "size-lie") == 0) {
-			fd = file_fd();
-			m.u.open.st.size = 1 << 20;
-			injected = 1;
-		} else {
-			fd = file_fd();
-		}
+		fd = open_f(&m.u.open.st);
 		answer(&m, fd, "open");
 		break;
 	}
@@ -497,7 +542,7 @@ static void serve_request(const struct pr_msg *r)
 			} else if (here && strcmp(fault, "overflow") == 0) {
 				m.u.xattr.used = PR_XATTR_DATA;
 				for (uint32_t i = 0; i <= PR_XATTR_TOTAL_MAX / PR_XATTR_DATA; i++)
-					send_ok(&m, -1);
+					send_ok(&m, NULL, 0);
 				injected = 1;
 			}
 			answer(&m, -1, "xattr");
@@ -509,13 +554,34 @@ static void serve_request(const struct pr_msg *r)
 		m.u.xattr_end.total = total;
 		if (!injected && strcmp(point, "xattr_end") == 0 && strcmp(fault, "total-lie") == 0) {
 			if (!count) { /* lie about one with records */
-				send_ok(&m, -1);
+				send_ok(&m, NULL, 0);
 				break;
 			}
 			m.u.xattr_end.total = total + 1;
 			injected = 1;
 		}
 		answer(&m, -1, "xattr_end");
+		break;
+	}
+	case PR_W_OPENV: {
+		const char *p;
+		size_t off = 0, len;
+		int fds[PR_OPENV_MAX], nfds = 0;
+
+		pr_msg_init(&m, PR_M_OPENV);
+		while (m.u.mopenv.count < PR_OPENV_MAX && pr_openv_next(&r->u.openv, &off, &p, &len) == 1) {
+			struct pr_openv_ent *e = &m.u.mopenv.e[m.u.mopenv.count++];
+
+			if (strcmp(p, "f") != 0) {
+				e->err = ENOENT;
+				continue;
+			}
+			fill_stat(&e->st, 0100644, 6);
+			e->handle = ++next_handle;
+			fds[nfds++] = open_f(&e->st);
+		}
+		m.u.mopenv.nfds = (uint32_t)nfds;
+		answer_fds(&m, fds, nfds, "open");
 		break;
 	}
 	case PR_W_IDNAME:

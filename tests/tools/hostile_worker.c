@@ -809,7 +809,7 @@ int main(void)
 		m.u.log.level = PR_LOG_INFO;
 		pr_str_set_text(&m.u.log.text, "hello");
 		m.h.seq = 77;
-		send_raw(&m, sizeof(m));
+		send_raw(&m, sizeof(m.h) + m.h.len);
 	} else if (strcmp(mode, "unexpected-fd") == 0) {
 		ready();
 		pr_msg_init(&m, PR_W_LOG);

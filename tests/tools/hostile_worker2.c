@@ -4,7 +4,7 @@
  * the monitor exactly like the real worker (client socket on fd 3, channel
  * on fd 4), it reads one mode line from the test client and then:
  *
- *   hdr FAULT TYPE   a worker request of TYPE (every one of the fourteen),
+ *   hdr FAULT TYPE   a worker request of TYPE (every one of the sixteen),
  *                    broken in one way: len (body length), fd (a descriptor
  *                    rides along), flagfd (descriptor flag, no descriptor),
  *                    flagbad (unknown flag bit), magic, field (a body field
@@ -93,9 +93,11 @@ static int send_rec(struct pr_msg *m, const int *fds, int nfds, int flags)
 {
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(16 * sizeof(int))];
+		char buf[CMSG_SPACE(32 * sizeof(int))];
 	} ctl;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	/* the record is the header and the body its length states */
+	size_t len = sizeof(m->h) + (m->h.len <= PR_MSG_BODY_MAX ? m->h.len : PR_MSG_BODY_MAX);
+	struct iovec iov = { .iov_base = m, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
 	m->h.seq = ++ipc.send_seq;
@@ -111,7 +113,7 @@ static int send_rec(struct pr_msg *m, const int *fds, int nfds, int flags)
 		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
 		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
 	}
-	return sendmsg(ipc.fd, &mh, MSG_NOSIGNAL | flags) == (ssize_t)sizeof(*m) ? 0 : -1;
+	return sendmsg(ipc.fd, &mh, MSG_NOSIGNAL | flags) == (ssize_t)len ? 0 : -1;
 }
 
 static void send_msg(struct pr_msg *m)
@@ -211,7 +213,7 @@ static int begin_auth(void)
 	return 0;
 }
 
-/* --- the fourteen worker requests, valid, then broken ---------------------- */
+/* --- the sixteen worker requests, valid, then broken ----------------------- */
 
 /* fs: 1 = after selecting "pub", 2 = after the challenge of "auth" */
 static const struct { const char *name; enum pr_msg_type type; int fs; } wtypes[] = {
@@ -220,13 +222,14 @@ static const struct { const char *name; enum pr_msg_type type; int fs; } wtypes[
 	{ "STAT", PR_W_STAT, 1 },       { "OPEN", PR_W_OPEN, 1 },     { "CLOSE", PR_W_CLOSE, 1 },
 	{ "READLINK", PR_W_READLINK, 1 }, { "IDNAME", PR_W_IDNAME, 1 },
 	{ "HELLO", PR_W_HELLO, 0 },     { "AUTH", PR_W_AUTH, 2 }, { "XATTR", PR_W_XATTR, 1 },
+	{ "OPENV", PR_W_OPENV, 1 },     { "CLOSEV", PR_W_CLOSEV, 1 },
 };
 
 static const struct { const char *name; enum pr_msg_type type; } mtypes[] = {
 	{ "INIT", PR_M_INIT }, { "MODLIST", PR_M_MODLIST }, { "MODLIST_END", PR_M_MODLIST_END },
 	{ "SELECT", PR_M_SELECT }, { "LIST", PR_M_LIST }, { "LIST_END", PR_M_LIST_END },
 	{ "STAT", PR_M_STAT }, { "OPEN", PR_M_OPEN }, { "READLINK", PR_M_READLINK },
-	{ "IDNAME", PR_M_IDNAME }, { "AUTHREQ", PR_M_AUTHREQ }, { "XATTR", PR_M_XATTR }, { "XATTR_END", PR_M_XATTR_END },
+	{ "IDNAME", PR_M_IDNAME }, { "AUTHREQ", PR_M_AUTHREQ }, { "XATTR", PR_M_XATTR }, { "XATTR_END", PR_M_XATTR_END }, { "OPENV", PR_M_OPENV },
 };
 
 static void build_valid(struct pr_msg *m, enum pr_msg_type t)
@@ -242,6 +245,8 @@ static void build_valid(struct pr_msg *m, enum pr_msg_type t)
 	case PR_W_IDNAME: m->u.idname.kind = PR_ID_USER; break;
 	case PR_W_HELLO: m->u.hello.protocol = 32; pr_str_set_text(&m->u.hello.digests, "sha512 md5"); break;
 	case PR_W_AUTH: pr_str_set_text(&m->u.auth.line, "alice AAAA"); break;
+	case PR_W_OPENV: pr_openv_add(&m->u.openv, "file"); break;
+	case PR_W_CLOSEV: m->u.closev.nclosed = 1; m->u.closev.closed[0] = 1; break;
 	default: break;
 	}
 }
@@ -260,6 +265,8 @@ static int bad_field(struct pr_msg *m)
 	case PR_W_IDNAME: m->u.idname.kind = 0; return 1;
 	case PR_W_HELLO: m->u.hello.protocol = 26; return 1;
 	case PR_W_AUTH: pr_str_set_text(&m->u.auth.line, "alice AAAA\nbob BBBB"); return 1;
+	case PR_W_OPENV: m->u.openv.count = 2; return 1;   /* one path packed */
+	case PR_W_CLOSEV: m->u.closev.closed[0] = 0; return 1;
 	default: return 0;
 	}
 }
@@ -279,6 +286,10 @@ static int bad_str(struct pr_msg *m)
 		s = m->u.path.path.s; cap = sizeof(m->u.path.path.s); len = &m->u.path.path.len; break;
 	case PR_W_HELLO: s = m->u.hello.digests.s; cap = sizeof(m->u.hello.digests.s); len = &m->u.hello.digests.len; break;
 	case PR_W_AUTH: s = m->u.auth.line.s; cap = sizeof(m->u.auth.line.s); len = &m->u.auth.line.len; break;
+	case PR_W_OPENV:
+		/* a packed path that is not a clean module path */
+		pr_msg_init(m, PR_W_OPENV);
+		return pr_openv_add(&m->u.openv, "a/../file") == 0;
 	default: return 0;
 	}
 	memset(s, 'A', cap);
@@ -346,9 +357,9 @@ static int mode_dir(const char *tname)
 static int mode_fds(int k)
 {
 	struct pr_msg m;
-	int fds[16];
+	int fds[32];
 
-	if (k < 1 || k > 16)
+	if (k < 1 || k > 32)
 		return 3;
 	ready();
 	for (int i = 0; i < k; i++)

@@ -14,6 +14,7 @@
  */
 #include "unit.h"
 #include "csum.h"
+#include "xxh.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -378,13 +379,13 @@ static int tail_zero(const unsigned char out[CSUM_MAX_LEN], int from)
 /* Straightforward signed-byte rolling sum, to check the unrolled one. */
 static uint32_t rolling_ref(const unsigned char *p, size_t n)
 {
-	int32_t s1 = 0, s2 = 0;
+	uint32_t s1 = 0, s2 = 0; /* unsigned: long inputs wrap, as rsync's sums do */
 
 	for (size_t i = 0; i < n; i++) {
-		s1 += (signed char)p[i];
+		s1 += (uint32_t)(int32_t)(signed char)p[i];
 		s2 += s1;
 	}
-	return ((uint32_t)s1 & 0xffff) | ((uint32_t)s2 << 16);
+	return (s1 & 0xffff) | (s2 << 16);
 }
 
 /* An independent one-shot digest of a || b || c via EVP_Digest. */
@@ -449,6 +450,45 @@ static void test_rolling(void)
 		CHECK_MSG(((s1 & 0xffff) | (s2 << 16)) == csum_rolling(buf + off + 1, k),
 			  "off=%zu", off);
 	}
+}
+
+/*
+ * The vectorised weak sum (rolling.c) against the scalar definition and the
+ * reference: every length up to a few vector steps, every alignment, the
+ * bytes where signedness matters, and lengths long enough for the 32-bit
+ * lane sums to wrap many times.
+ */
+static void test_rolling_vector(void)
+{
+	static unsigned char big[3 << 20];
+	static const unsigned char fills[] = { 0x00, 0x7f, 0x80, 0xff, 0x01 };
+	size_t lens[] = { 32 * 1024, 32 * 1024 + 31, 65536 + 7, 131072, 700001, sizeof big - 64 };
+
+	printf("weak sum: %s\n", csum_rolling_impl());
+	CHECK(strcmp(csum_rolling_impl(), "scalar") == 0 || strcmp(csum_rolling_impl(), "avx2") == 0);
+	xorshift_fill(big, sizeof big, 1234);
+	for (size_t off = 0; off < 64; off++)
+		for (size_t n = 0; n <= 200; n++)
+			CHECK_MSG(csum_rolling(big + off, n) == csum_rolling_scalar(big + off, n) &&
+				  csum_rolling_scalar(big + off, n) == rolling_ref(big + off, n),
+				  "off=%zu n=%zu", off, n);
+	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+		for (size_t off = 0; off < 64; off += 13)
+			CHECK_MSG(csum_rolling(big + off, lens[i]) == rolling_ref(big + off, lens[i]),
+				  "random off=%zu n=%zu", off, lens[i]);
+	for (size_t f = 0; f < sizeof fills; f++) {
+		memset(big, fills[f], sizeof big);
+		for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+			CHECK_MSG(csum_rolling(big + 3, lens[i]) == rolling_ref(big + 3, lens[i]),
+				  "fill %02x n=%zu", fills[f], lens[i]);
+	}
+	/* alternating extremes: the largest pair products maddubs sees */
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (i & 1) ? 0x80 : 0x7f;
+	CHECK(csum_rolling(big, sizeof big) == rolling_ref(big, sizeof big));
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (i % 3) ? 0x80 : 0xff;
+	CHECK(csum_rolling(big + 1, sizeof big - 1) == rolling_ref(big + 1, sizeof big - 1));
 }
 
 static void test_names_lengths(void)
@@ -636,6 +676,70 @@ static void put_le64(unsigned char *o, uint64_t v)
 		o[i] = (unsigned char)(v >> (8 * i));
 }
 
+/*
+ * Every build of the xxhash functions (xxh.h) against the shared library,
+ * one shot and streamed in uneven pieces, across the lengths where XXH3
+ * changes algorithm (0, 1-3, 4-8, 9-16, 17-128, 129-240, long, stripes and
+ * blocks) and seeds that exercise the custom-secret path.
+ */
+static void test_xxh_builds(void)
+{
+	static unsigned char d[70000];
+	static const size_t lens[] = { 0, 1, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 255, 256, 1023, 1024,
+				       1025, 4096, 16384, 16385, 32768, 65536, 69999 };
+	static const uint64_t seeds[] = { 0, 1, 0xfffffffffffffffbULL, 0x12345678ULL };
+	const struct xxh_ops *ops[] = { &xxh_ops_base, xxh_ops() };
+
+	printf("xxhash build: %s\n", xxh_ops()->name);
+	xorshift_fill(d, sizeof d, 99);
+	for (size_t o = 0; o < 2; o++) {
+		for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+			size_t n = lens[i];
+
+			for (size_t j = 0; j < sizeof seeds / sizeof seeds[0]; j++) {
+				uint64_t sd = seeds[j], hi = 0, lo;
+				XXH128_hash_t w = XXH3_128bits_withSeed(d + 1, n, sd);
+
+				CHECK_MSG(ops[o]->hash(XXH_K64, d + 1, n, sd, &hi) == XXH64(d + 1, n, sd),
+					  "%s xxh64 n=%zu", ops[o]->name, n);
+				CHECK_MSG(ops[o]->hash(XXH_K3_64, d + 1, n, sd, &hi) == XXH3_64bits_withSeed(d + 1, n, sd),
+					  "%s xxh3 n=%zu", ops[o]->name, n);
+				lo = ops[o]->hash(XXH_K3_128, d + 1, n, sd, &hi);
+				CHECK_MSG(lo == w.low64 && hi == w.high64, "%s xxh128 n=%zu", ops[o]->name, n);
+			}
+			for (int k = XXH_K64; k <= XXH_K3_128; k++) {
+				void *st = ops[o]->start((enum xxh_kind)k);
+				uint64_t hi = 0, lo, wlo, whi = 0;
+				size_t off = 0, step = 1;
+
+				CHECK(st != NULL);
+				if (st == NULL)
+					continue;
+				while (off < n) {
+					size_t take = n - off < step ? n - off : step;
+
+					ops[o]->update((enum xxh_kind)k, st, d + off, take);
+					off += take;
+					step = step * 3 + 1;
+				}
+				lo = ops[o]->digest((enum xxh_kind)k, st, &hi);
+				if (k == XXH_K64) {
+					wlo = XXH64(d, n, 0);
+				} else if (k == XXH_K3_64) {
+					wlo = XXH3_64bits(d, n);
+				} else {
+					XXH128_hash_t w = XXH3_128bits(d, n);
+					wlo = w.low64;
+					whi = w.high64;
+				}
+				CHECK_MSG(lo == wlo && (k != XXH_K3_128 || hi == whi), "%s streamed kind %d n=%zu",
+					  ops[o]->name, k, n);
+			}
+		}
+		ops[o]->discard(XXH_K3_128, ops[o]->start(XXH_K3_128));
+	}
+}
+
 static void test_xxhash(void)
 {
 	unsigned char data[77], out[CSUM_MAX_LEN], want[16];
@@ -802,11 +906,13 @@ int main(void)
 
 	CHECK(legacy != NULL && deflt != NULL);
 	test_rolling();
+	test_rolling_vector();
 	test_names_lengths();
 	test_known_vectors();
 	test_appendix_b();
 	test_seed_placement();
 	test_xxhash();
+	test_xxh_builds();
 	test_none_and_tails();
 	test_file_incremental();
 	test_stock_captures();

@@ -64,6 +64,9 @@ static const struct type_info types[] = {
 	{ PR_M_XATTR, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr), 0 },
 	{ PR_M_XATTR_END, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr_end), 0 },
 	{ PR_W_XATTR, PR_DIR_TO_MONITOR, sizeof(struct pr_w_stat), 0 },
+	{ PR_M_OPENV, PR_DIR_TO_WORKER, sizeof(struct pr_m_openv), 1 },
+	{ PR_W_OPENV, PR_DIR_TO_MONITOR, sizeof(struct pr_w_openv), 0 },
+	{ PR_W_CLOSEV, PR_DIR_TO_MONITOR, sizeof(struct pr_w_closev), 0 },
 };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 
@@ -375,6 +378,24 @@ static void base_mxattr_end(struct pr_msg *m)
 	m->u.xattr_end.total = 9;
 }
 
+/* OPENV of two paths, reporting one closed handle. */
+static void base_wopenv(struct pr_msg *m)
+{
+	pr_msg_init(m, PR_W_OPENV);
+	m->u.openv.nclosed = 1;
+	m->u.openv.closed[0] = 7;
+	CHECK(pr_openv_add(&m->u.openv, "dir/a") == 0 && pr_openv_add(&m->u.openv, "dir/b") == 0);
+}
+
+/* OPENV answer of two failures: no descriptor. */
+static void base_mopenv(struct pr_msg *m)
+{
+	pr_msg_init(m, PR_M_OPENV);
+	m->u.mopenv.count = 2;
+	m->u.mopenv.e[0].err = ENOENT;
+	m->u.mopenv.e[1].err = EACCES;
+}
+
 /* A valid message of the type, without descriptor. */
 static void build(struct pr_msg *m, enum pr_msg_type t)
 {
@@ -429,6 +450,14 @@ static void build(struct pr_msg *m, enum pr_msg_type t)
 		pr_msg_init(m, t);
 		m->u.hello.protocol = 32;
 		set_text(&m->u.hello.digests, "sha512 sha256 sha1 md5 md4");
+		return;
+	case PR_W_OPENV: base_wopenv(m); return;
+	case PR_M_OPENV: base_mopenv(m); return;
+	case PR_W_CLOSEV:
+		pr_msg_init(m, t);
+		m->u.closev.nclosed = 2;
+		m->u.closev.closed[0] = 7;
+		m->u.closev.closed[1] = 8;
 		return;
 	default:
 		pr_msg_init(m, t); /* the body-less types */
@@ -540,14 +569,16 @@ static void test_directions(void)
 	base_init_motd(&m);
 	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 1, "with MOTD descriptor");
 	expect(PR_MSG_EBADDIR, &m, PR_DIR_TO_MONITOR, 1, "with MOTD, wrong direction");
-	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 7, "have_fd is a boolean");
+	expect(PR_MSG_EBADFD, &m, PR_DIR_TO_WORKER, 2, "two descriptors where one may come");
+	expect(PR_MSG_EBADFD, &m, PR_DIR_TO_WORKER, 7, "seven descriptors where one may come");
+	expect(PR_MSG_EBADFD, &m, PR_DIR_TO_WORKER, -1, "a negative descriptor count");
 	base_select_err(&m);
 	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "ERROR answer");
 	expect(PR_MSG_EBADDIR, &m, PR_DIR_TO_MONITOR, 0, "ERROR answer, wrong direction");
 	base_open_fd(&m);
 	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 1, "OPEN with its descriptor");
 	expect(PR_MSG_EBADDIR, &m, PR_DIR_TO_MONITOR, 1, "OPEN with descriptor, wrong direction");
-	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 7, "OPEN: have_fd is a boolean");
+	expect(PR_MSG_EBADFD, &m, PR_DIR_TO_WORKER, 7, "OPEN with seven descriptors");
 	base_mstat_link(&m);
 	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "STAT of a symlink");
 	expect(PR_MSG_EBADDIR, &m, PR_DIR_TO_MONITOR, 0, "STAT of a symlink, wrong direction");
@@ -575,7 +606,7 @@ static void test_unknown_types(void)
 {
 	/* gaps of the enum, its ends, and real types with a high byte set
 	 * (a validator comparing only the low byte would take them) */
-	static const uint16_t bad[] = { PR_MSG_NONE, 12, 14, 17, 26, 63, PR_MSG_TYPE_MAX, 80, 90,
+	static const uint16_t bad[] = { PR_MSG_NONE, 12, 14, 17, 21, 26, 63, PR_MSG_TYPE_MAX, 80, 86, 90,
 					127, 128, 0x0100 | PR_M_INIT, 0x0100 | PR_M_OPEN,
 					0x0100 | PR_W_READY, 0x0100 | PR_W_STAT, 0x8000,
 					0xfffe, 0xffff };
@@ -2381,6 +2412,9 @@ static int raw_send(int sock, const void *buf, size_t len, const int *fds, int n
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+/* The length of m's record on the channel: the header and its body. */
+#define REC(m) (sizeof((m)->h) + (m)->h.len)
+
 /* A valid message of type t with sequence number seq, as raw bytes. */
 static void raw_msg(struct pr_msg *m, enum pr_msg_type t, uint32_t seq)
 {
@@ -2510,12 +2544,30 @@ static void test_ipc_short_and_long(void)
 	if (chan_open(&c) < 0)
 		return;
 	raw_msg(&m, PR_W_READY, 1);
+	memset((char *)&m + REC(&m), 0, sizeof(m) - REC(&m));
 	if (raw_send(c.sv[1], &m, 100, NULL, 0) == 0)
-		expect_invalid(&c.mon, "short record", "100-byte record");
+		expect_invalid(&c.mon, "longer than its header", "100-byte READY record");
 	if (raw_send(c.sv[1], &m, PR_MSG_SIZE - 1, NULL, 0) == 0)
-		expect_invalid(&c.mon, "short record", "PR_MSG_SIZE-1 record");
+		expect_invalid(&c.mon, "longer than its header", "PR_MSG_SIZE-1 READY record");
+	if (raw_send(c.sv[1], &m, PR_MSG_SIZE, NULL, 0) == 0)
+		expect_invalid(&c.mon, "longer than its header", "READY as a whole 8 KiB record");
+	if (raw_send(c.sv[1], &m, REC(&m) + 1, NULL, 0) == 0)
+		expect_invalid(&c.mon, "longer than its header", "READY record one byte long");
+	if (raw_send(c.sv[1], &m, REC(&m) - 1, NULL, 0) == 0)
+		expect_invalid(&c.mon, "short record", "READY record one byte short");
+	if (raw_send(c.sv[1], &m, sizeof(m.h) - 1, NULL, 0) == 0)
+		expect_invalid(&c.mon, "short record", "a record shorter than a header");
 	if (raw_send(c.sv[1], &m, 1, NULL, 0) == 0)
 		expect_invalid(&c.mon, "short record", "1-byte record");
+	/* a header claiming the body of another type, with that many bytes:
+	 * the framing holds, the validator refuses the length */
+	m.h.len = sizeof(struct pr_w_log);
+	if (raw_send(c.sv[1], &m, REC(&m), NULL, 0) == 0)
+		expect_invalid(&c.mon, "body length", "READY claiming a LOG-sized body");
+	m.h.len = (uint32_t)PR_MSG_BODY_MAX + 1;
+	if (raw_send(c.sv[1], &m, PR_MSG_SIZE, NULL, 0) == 0)
+		expect_invalid(&c.mon, "body length", "body length beyond the union");
+	m.h.len = sizeof(struct pr_w_ready);
 
 	memset(rec, 0, sizeof(rec));
 	memcpy(rec, &m, sizeof(m)); /* a valid message, then 100 bytes more */
@@ -2525,7 +2577,7 @@ static void test_ipc_short_and_long(void)
 		expect_invalid(&c.mon, "oversized", "PR_MSG_SIZE+1 record");
 
 	/* none of that advanced the sequence: seq 1 is still the next one */
-	if (raw_send(c.sv[1], &m, sizeof(m), NULL, 0) == 0)
+	if (raw_send(c.sv[1], &m, REC(&m), NULL, 0) == 0)
 		expect_recv(&c.mon, &m, PR_W_READY, 1, "valid after rejects");
 	chan_close(&c);
 }
@@ -2565,35 +2617,35 @@ static void test_ipc_fd_rejects(void)
 	/* a perfectly valid INIT with MOTD, but two descriptors */
 	base_init_motd(&m);
 	m.h.seq = 1;
-	fd_reject_case(&m, sizeof(m), 2, "more than one descriptor", "two descriptors");
-	fd_reject_case(&m, sizeof(m), 4, "more than one descriptor", "four descriptors");
-	fd_reject_case(&m, sizeof(m), 5, NULL, "five descriptors (control truncated)");
-	fd_reject_case(&m, sizeof(m), 8, NULL, "eight descriptors (control truncated)");
+	fd_reject_case(&m, REC(&m), 2, "more than one descriptor", "two descriptors");
+	fd_reject_case(&m, REC(&m), 4, "more than one descriptor", "four descriptors");
+	fd_reject_case(&m, REC(&m), 5, NULL, "five descriptors (control truncated)");
+	fd_reject_case(&m, REC(&m), 8, NULL, "eight descriptors (control truncated)");
 
 	/* one descriptor, but the record is wrong */
 	fd_reject_case(&m, 100, 1, "short record", "descriptor with a short record");
 	fd_reject_case(&m, 0, 1, "short record", "descriptor with an empty record");
 	m.h.seq = 2;
-	fd_reject_case(&m, sizeof(m), 1, "out-of-sequence", "descriptor with a bad seq");
+	fd_reject_case(&m, REC(&m), 1, "out-of-sequence", "descriptor with a bad seq");
 	m.h.seq = 1;
 	m.h.magic = 0;
-	fd_reject_case(&m, sizeof(m), 1, "magic", "descriptor with bad magic");
+	fd_reject_case(&m, REC(&m), 1, "magic", "descriptor with bad magic");
 	base_init_motd(&m);
 	m.h.seq = 1;
 	m.h.flags = 0;
-	fd_reject_case(&m, sizeof(m), 1, "descriptor", "descriptor without PR_F_FD");
+	fd_reject_case(&m, REC(&m), 1, "descriptor", "descriptor without PR_F_FD");
 	base_init(&m);
 	m.h.seq = 1;
 	m.h.flags = PR_F_FD;
-	fd_reject_case(&m, sizeof(m), 1, "descriptor", "descriptor but has_motd=0");
+	fd_reject_case(&m, REC(&m), 1, "descriptor", "descriptor but has_motd=0");
 	build(&m, PR_M_MODLIST);
 	m.h.seq = 1;
 	m.h.flags = PR_F_FD;
-	fd_reject_case(&m, sizeof(m), 1, "descriptor", "descriptor on MODLIST");
+	fd_reject_case(&m, REC(&m), 1, "descriptor", "descriptor on MODLIST");
 	base_init_motd(&m);
 	m.h.seq = 1;
 	m.u.init.max_protocol = 99;
-	fd_reject_case(&m, sizeof(m), 1, "out of range", "descriptor with a bad field");
+	fd_reject_case(&m, REC(&m), 1, "out of range", "descriptor with a bad field");
 }
 
 /* pr_ipc_send attaches a descriptor to a type that may not carry one; the
@@ -2670,14 +2722,14 @@ static void test_ipc_open(void)
 	base_open_fd(&m);
 	m.h.seq = 1;
 	m.u.open.st = st_of(M_DIR);
-	fd_reject_case(&m, sizeof(m), 1, "out of range", "OPEN of a directory with descriptor");
+	fd_reject_case(&m, REC(&m), 1, "out of range", "OPEN of a directory with descriptor");
 	base_open_err(&m);
 	m.h.seq = 1;
 	m.h.flags = PR_F_FD;
-	fd_reject_case(&m, sizeof(m), 1, "descriptor", "OPEN err with descriptor, raw");
+	fd_reject_case(&m, REC(&m), 1, "descriptor", "OPEN err with descriptor, raw");
 	base_open_fd(&m);
 	m.h.seq = 1;
-	fd_reject_case(&m, sizeof(m), 2, "more than one descriptor", "OPEN with two descriptors");
+	fd_reject_case(&m, REC(&m), 2, "more than one descriptor", "OPEN with two descriptors");
 }
 
 /* A full LIST record travels intact; a hostile one is refused. */
@@ -2703,12 +2755,12 @@ static void test_ipc_list(void)
 	list_add(&m, M_REG, 0, "ok", PR_LINK_NONE, NULL);
 	list_add(&m, M_DIR, 0, "..", PR_LINK_NONE, NULL);
 	m.h.seq = 1;
-	fd_reject_case(&m, sizeof(m), 0, "string", "LIST with an entry \"..\"");
+	fd_reject_case(&m, REC(&m), 0, "string", "LIST with an entry \"..\"");
 	pr_msg_init(&m, PR_M_LIST);
 	list_add(&m, M_REG, 0, "ok", PR_LINK_NONE, NULL);
 	m.h.seq = 1;
 	m.u.list.count = 5;
-	fd_reject_case(&m, sizeof(m), 0, "out of range", "LIST with a wrong count");
+	fd_reject_case(&m, REC(&m), 0, "out of range", "LIST with a wrong count");
 }
 
 static void seq_case(struct chan *c, uint32_t seq, int ok, const char *what)
@@ -2716,7 +2768,7 @@ static void seq_case(struct chan *c, uint32_t seq, int ok, const char *what)
 	struct pr_msg m;
 
 	raw_msg(&m, PR_W_READY, seq);
-	if (raw_send(c->sv[1], &m, sizeof(m), NULL, 0) < 0)
+	if (raw_send(c->sv[1], &m, REC(&m), NULL, 0) < 0)
 		return;
 	if (ok)
 		expect_recv(&c->mon, &m, PR_W_READY, seq, what);

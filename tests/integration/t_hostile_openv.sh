@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Batched opens (PR_W_OPENV / PR_W_CLOSEV) against the real session monitor,
+# from a hostile worker (tests/tools/hostile_openv.c): every path is judged
+# by OPENV exactly as by OPEN (missing names, directories, devices, fifos,
+# symlinks inside and out of the module, names the module's filters hide,
+# links into them); the descriptor quota holds whatever the batching (32
+# out, the rest EMFILE, freed only by a report of closes); thousands of
+# batched open/close rounds leave the monitor holding nothing; a close
+# report naming a handle never handed out, or twice, or stale, and a batch
+# before module selection, each end the session with a log line.  The
+# malformed records themselves are in t_hostile_worker2.sh (hdr ... OPENV,
+# CLOSEV) and tests/unit/test_openv.c.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: t_hostile_openv.sh needs root (device nodes, the monitor's uid drop)"
+	finish
+	exit
+fi
+
+M=$TMP/pub
+mkdir -p "$M/dir" "$M/private" "$TMP/outside"
+echo hello > "$M/file"
+echo secret > "$M/private/data"
+echo key > "$M/a.key"
+echo outside > "$TMP/outside/o"
+mkfifo "$M/fifo"
+mknod -m 666 "$M/chr" c 1 3
+ln -s file "$M/lnk_file"
+ln -s ../outside/o "$M/lnk_out"
+ln -s /etc/passwd "$M/lnk_abs"
+ln -s private/data "$M/lnk_private"
+ln -s a.key "$M/lnk_key"
+ln -s dir "$M/lnk_dir"
+ln -s private "$M/lnk_privdir"
+ln -s ../outside "$M/lnk_outdir"
+cat > "$TMP/conf" <<CONF
+handshake timeout = 5
+[pub]
+	path = $M
+[filt]
+	path = $M
+	filter = - /private/
+	exclude = *.key
+CONF
+port=$(free_port)
+start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_openv" || fail "prsyncd did not start"
+L=$PRSYNCD_PID
+
+# A line client, as in t_hostile_worker2.sh: prints the tool's lines; at
+# "HOLD NAME" prints the monitor's descriptor count and answers "go".
+cat > "$TMP/client.py" <<'PY'
+import os, socket, sys, time
+port, mode = int(sys.argv[1]), sys.argv[2]
+s = socket.create_connection(("127.0.0.1", port), 5)
+s.sendall((mode + "\n").encode())
+s.settimeout(0.5)
+buf, ppid, end = b"", None, time.time() + 120
+while time.time() < end:
+    try:
+        b = s.recv(65536)
+    except socket.timeout:
+        continue
+    except OSError:
+        break
+    if not b:
+        break
+    buf += b
+    while b"\n" in buf:
+        line, buf = buf.split(b"\n", 1)
+        t = line.decode("latin-1")
+        print(t, flush=True)
+        if t.startswith("SELECTED ppid="):
+            ppid = t.split("=")[1]
+        elif t.startswith("HOLD "):
+            try:
+                print("PROC %s fds=%d" % (t.split()[1], len(os.listdir("/proc/%s/fd" % ppid))), flush=True)
+            except (OSError, TypeError) as e:
+                print("PROC error %s" % e, flush=True)
+            s.sendall(b"go\n")
+PY
+client() { timeout 150 python3 "$TMP/client.py" "$port" "$1"; }
+
+# expect_end MODE LOG-REGEX: the session ends with a matching log line.
+expect_end() {
+	local before after i
+	before=$(wc -l < "$TMP/log")
+	client "$1" > "$TMP/out"
+	for i in $(seq 1 50); do
+		after=$(tail -n +"$((before + 1))" "$TMP/log")
+		grep -Eq -- "$2" <<<"$after" && break
+		sleep 0.1
+	done
+	if grep -Eq -- "$2" <<<"$after"; then pass "$1: $(grep -E -- "$2" <<<"$after" | head -n 1 | cut -d' ' -f4-)"
+	else fail "$1: no log line matching '$2'"; sed 's/^/    /' <<<"$after"; sed 's/^/    out: /' "$TMP/out"; fi
+	kill -0 "$L" 2>/dev/null || fail "$1: listener died"
+}
+
+# --- OPENV judges each path as OPEN does -------------------------------------
+paths="file missing dir fifo chr lnk_file lnk_out lnk_abs lnk_private lnk_key lnk_dir/x private/data a.key lnk_privdir/data lnk_outdir/o dir/none"
+for mod in pub filt; do
+	out=$(client "same $mod $paths")
+	if grep -q '^SAME-ALL yes$' <<<"$out"; then
+		pass "$mod: 16 paths, OPENV answers as OPEN ($(grep '^SAME ' <<<"$out" | awk '{printf "%s ", $4}'))"
+	else
+		fail "$mod: OPENV and OPEN differ: $out"
+	fi
+	grep -q '^SAME 0 0 0$' <<<"$out" && pass "$mod: the regular file opens" || fail "$mod: file: $out"
+done
+out=$(client "same filt private/data a.key lnk_privdir/data file")
+grep -Eq '^SAME 0 2 2$' <<<"$out" && grep -Eq '^SAME 1 2 2$' <<<"$out" && grep -Eq '^SAME 2 2 2$' <<<"$out" &&
+	grep -Eq '^SAME 3 0 0$' <<<"$out" && pass "filt: hidden names and a link into them are ENOENT in a batch" ||
+	fail "filt: hidden paths through OPENV: $out"
+out=$(client "same pub lnk_outdir/o lnk_out private/data")
+grep -Eq '^SAME 0 [1-9][0-9]* [1-9][0-9]*$' <<<"$out" && grep -Eq '^SAME 1 [1-9][0-9]* [1-9][0-9]*$' <<<"$out" &&
+	grep -Eq '^SAME 2 0 0$' <<<"$out" && pass "pub: links out of the module refused in a batch" ||
+	fail "pub: escaping links through OPENV: $out"
+
+# --- the descriptor quota ------------------------------------------------------
+out=$(client "quota pub 160")
+grep -q '^QUOTA n=160 ok=32 emfile=128 other=0$' <<<"$out" && pass "160 batched opens: 32 served, 128 EMFILE" ||
+	fail "quota: $out"
+fds=$(sed -n 's/^PROC quota fds=\([0-9]*\).*/\1/p' <<<"$out")
+[ -n "$fds" ] && [ "$fds" -le 10 ] && pass "the monitor holds none of the 32 descriptors it handed out ($fds open)" ||
+	fail "monitor descriptors at the quota: '$fds'"
+grep -q '^AFTER ok=16$' <<<"$out" && pass "closes reported in an OPENV free the quota first" || fail "after: $out"
+out=$(client "churn pub 16000")
+grep -q '^CHURN n=16000 ok=16000$' <<<"$out" && pass "16000 opens in batches, closes reported by the next" ||
+	fail "churn: $out"
+fds=$(sed -n 's/^PROC churn fds=\([0-9]*\).*/\1/p' <<<"$out")
+[ -n "$fds" ] && [ "$fds" -le 10 ] && pass "no descriptor left in the monitor after 16000 ($fds open)" ||
+	fail "monitor descriptors after churn: '$fds'"
+out=$(client "closev pub")
+grep -q '^CLOSEV ok=2 third=24$' <<<"$out" && pass "CLOSEV frees exactly the handles it names" || fail "closev: $out"
+
+# --- lies about handles, and a batch out of state ------------------------------
+expect_end "close-unknown pub" "worker closed handle [0-9]+, which is not outstanding; ending session"
+expect_end "close-twice pub" "worker closed handle [0-9]+, which is not outstanding; ending session"
+expect_end "closev-unknown pub" "worker closed handle [0-9]+, which is not outstanding; ending session"
+expect_end "closev-stale pub" "worker closed handle [0-9]+, which is not outstanding; ending session"
+expect_end "before-select pub" "worker sent PR_W_OPENV in a state where it is not permitted; ending session"
+
+# the listener still serves a real client afterwards
+kill -0 "$L" 2>/dev/null && pass "the listener survived every case" || fail "the listener died"
+finish
