@@ -32,9 +32,10 @@ refuse "bad boolean" 3 "[pub]\n\tpath = $TMP/pub\n\tlist = maybe\n" "maybe"
 refuse "module without path" 1 "[pub]\n\tcomment = x\n" "path"
 
 warnf=$TMP/warn.conf
-printf '[pub]\n\tpath = %s\n\topen noatime = yes\n' "$TMP/pub" > "$warnf"
+printf '[pub]\n\tpath = %s\n\tport = 5\n' "$TMP/pub" > "$warnf"
 out=$("$P" --config="$warnf" --check-config 2>&1); rc=$?
-[ $rc = 0 ] && grep -q "$warnf:3:.*open noatime" <<<"$out" && pass "unimplemented directive warns with file:line" || fail "warning: rc=$rc $out"
+[ $rc = 0 ] && grep -q "$warnf:3:.*'port' is a global parameter" <<<"$out" &&
+	pass "a global parameter in a module warns with file:line, as rsyncd ignores it" || fail "warning: rc=$rc $out"
 
 "$P" --version | grep -q '^prsyncd ' && pass "--version" || fail "--version"
 "$P" --help | grep -q -- '--check-config' && pass "--help" || fail "--help"
