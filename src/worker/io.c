@@ -177,6 +177,7 @@ void io_write_literal(struct io *io, const unsigned char *p, size_t n, size_t ch
 			seg[nseg].p = p;
 			seg[nseg++].n = k;
 			total += 4 + k;
+			io->data_out += 4 + k; /* as io_write counts them: the log's %b */
 			p += k;
 			n -= k;
 		}
@@ -202,8 +203,10 @@ void io_write_literal(struct io *io, const unsigned char *p, size_t n, size_t ch
 		}
 		io->olen = 0;
 		r = conn_writev(io->c, iov, (int)niov);
+		if (r == CONN_TIMEOUT)
+			timed_out(io); /* the client's silence, as put_all reports it */
 		if (r != CONN_OK)
-			io_abort(io, r == CONN_TIMEOUT ? RERR_TIMEOUT : RERR_SOCKETIO, conn_strerror(r));
+			io_abort(io, RERR_SOCKETIO, conn_strerror(r));
 	}
 }
 

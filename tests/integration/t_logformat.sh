@@ -73,7 +73,7 @@ R=$RSYNCD_PID
 norm() {
 	grep -Ev "^[0-9/]+ [0-9:]+ \[$1\] " |
 		sed -E 's/^[0-9]{4}\/[0-9]{2}\/[0-9]{2} [0-9:]{8} \[[0-9]+\] //' |
-		grep -Ev '^(protocol [0-9]+, compat flags|literal data|filter work)' |
+		grep -Ev '^(protocol [0-9]+, compat flags|literal data|filter work|match work)' |
 		sed -E 's/[0-9]{4}\/[0-9]{2}\/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}/TIME/g;
 			s/\[[0-9]{7}\]/[PID7]/g; s/\[[0-9]+ *\]/[PID]/g;
 			s/^sent [0-9]+ bytes  received [0-9]+ bytes  total size/sent N bytes  received N bytes  total size/;
