@@ -33,6 +33,22 @@ static int set_path(struct pr_str_relpath *d, const char *path)
 	return 0;
 }
 
+/* One record of an answer that comes in pieces (LIST, XATTR): anything
+ * the validator refuses ends the session, with what was expected; a
+ * descriptor that should not be there is dropped. */
+static void recv_piece(struct pr_msg *m, const char *what)
+{
+	const char *why;
+	int fd;
+
+	if (pr_ipc_recv(&mon_ipc, m, &fd, &why) != PR_IPC_OK) {
+		mon_log(PR_LOG_ERR, "%s from the monitor: %s", what, why ? why : "channel closed");
+		mon_exit(14);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 /*
  * The whole listing is collected before any entry is handed to fn, because
  * fn may itself ask the monitor something (a long symlink target, -L), and
@@ -52,15 +68,7 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 	mon_send(&m, -1);
 	/* Bounded by the directory's size: each message carries >= 1 entry. */
 	for (;;) {
-		const char *why;
-		int fd;
-
-		if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK) {
-			mon_log(PR_LOG_ERR, "bad listing answer from the monitor: %s", why ? why : "channel closed");
-			mon_exit(14);
-		}
-		if (fd >= 0)
-			close(fd);
+		recv_piece(&m, "bad listing answer");
 		if (m.h.type == PR_M_LIST_END) {
 			err = m.u.list_end.err;
 			break;
@@ -313,15 +321,7 @@ int fsc_xattrs(const char *path, int follow, unsigned char **out, size_t *len, u
 	mon_send(&m, -1);
 	/* Bounded: the monitor stops at PR_XATTR_TOTAL_MAX, and so do we. */
 	for (;;) {
-		const char *why;
-		int fd;
-
-		if (pr_ipc_recv(&mon_ipc, &m, &fd, &why) != PR_IPC_OK) {
-			mon_log(PR_LOG_ERR, "invalid answer from the monitor: %s", why ? why : "channel closed");
-			mon_exit(14);
-		}
-		if (fd >= 0)
-			close(fd);
+		recv_piece(&m, "invalid answer");
 		if (m.h.type == PR_M_XATTR_END)
 			break;
 		if (m.h.type != PR_M_XATTR) {
