@@ -257,7 +257,10 @@ static int h_accept(struct pstate *ps, const struct optdef *d, const char *val, 
 static int h_insecure_links(struct pstate *ps, const struct optdef *d, const char *val, int neg)
 {
 	(void)val;
-	return neg ? 0 : refuse_msg(ps, d);
+	if (neg)
+		return 0;
+	ps->o->insecure_links = 1;
+	return refuse_msg(ps, d);
 }
 
 /* Called before any value is read, so "--log-file" alone is refused too. */

@@ -20,6 +20,7 @@ struct options {
 	int relative, implied_dirs;    /* -R; --no-implied-dirs clears implied_dirs (default 1) */
 	int links;                     /* -l */
 	int copy_links, copy_dirlinks, copy_unsafe_links, safe_links;  /* -L -k */
+	int insecure_links;            /* asked for (and so refused: rsyncd resets the connection) */
 	int hard_links;                /* -H (count) */
 	int acls;                      /* -A */
 	int xattrs;                    /* -X (count: -XX also sends rsync's own "user.rsync.%" ones) */

@@ -391,7 +391,7 @@ void setup_session(struct sess *s)
 	if (options_parse_refusing(&s->opt, s->protocol, &s->refuse, a->v, a->n, err, sizeof(err)) < 0) {
 		args_free(a);
 		free(a);
-		if (strstr(err, "refuse --insecure-links") != NULL)
+		if (s->opt.insecure_links)
 			refuse_abrupt(s, flags, err);
 		refuse(s, flags, err);
 	}
