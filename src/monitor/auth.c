@@ -52,9 +52,22 @@ static void add_member(const char *user, const char *group, int primary)
 	members[nmembers++].primary = primary;
 }
 
+struct gidname { gid_t gid; size_t seq; char *name; };
+
+/* By gid, then by order in the database: the first group of a gid names it,
+ * as getgrgid() would. */
+static int by_gid(const void *a, const void *b)
+{
+	const struct gidname *x = a, *y = b;
+
+	if (x->gid != y->gid)
+		return x->gid < y->gid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 static void load_memberships(void)
 {
-	struct { gid_t gid; char *name; } *gids = calloc(MEMBERSHIPS_MAX, sizeof(*gids));
+	struct gidname *gids = calloc(MEMBERSHIPS_MAX, sizeof(*gids));
 	size_t ngids = 0;
 	struct group *gr;
 	struct passwd *pw;
@@ -65,20 +78,30 @@ static void load_memberships(void)
 	}
 	setgrent();
 	while ((gr = getgrent()) != NULL && ngids < MEMBERSHIPS_MAX) {
-		if ((gids[ngids].name = strdup(gr->gr_name)) != NULL)
+		if ((gids[ngids].name = strdup(gr->gr_name)) != NULL) {
+			gids[ngids].seq = ngids;
 			gids[ngids++].gid = gr->gr_gid;
+		}
 		for (char **m = gr->gr_mem; m && *m; m++)
 			add_member(*m, gr->gr_name, 0);
 	}
 	endgrent();
+	/* Sorted once, so each user's primary group costs a binary search. */
+	qsort(gids, ngids, sizeof(*gids), by_gid);
 	setpwent();
 	while ((pw = getpwent()) != NULL) {
-		size_t i = 0;
+		size_t lo = 0, hi = ngids;
 
-		while (i < ngids && gids[i].gid != pw->pw_gid)
-			i++;
-		if (i < ngids)
-			add_member(pw->pw_name, gids[i].name, 1);
+		while (lo < hi) { /* the first entry with gid >= pw_gid */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (gids[mid].gid < pw->pw_gid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < ngids && gids[lo].gid == pw->pw_gid)
+			add_member(pw->pw_name, gids[lo].name, 1);
 	}
 	endpwent();
 	if (nmembers == MEMBERSHIPS_MAX)
