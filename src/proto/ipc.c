@@ -124,9 +124,15 @@ enum pr_ipc_result pr_ipc_recv_fds(struct pr_ipc *c, struct pr_msg *m, int *fds,
 
 	*nfds_out = 0;
 	*why = NULL;
-	do {
+	/* A unix socket whose peer closed with records of ours unread reports
+	 * ECONNRESET once, ahead of the records the peer sent before it
+	 * closed: those (a worker's last log line and exit status) are still
+	 * queued, so the reset is consumed and the read retried, once. */
+	for (int reset = 0;;) {
 		n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
+		if (n >= 0 || (errno != EINTR && (errno != ECONNRESET || reset++)))
+			break;
+	}
 	if (n < 0)
 		return PR_IPC_ERR;
 	nfds = take_fds(&mh, got, RECV_FDS_ROOM);

@@ -2846,6 +2846,21 @@ static void test_ipc_eof(void)
 	CHECK(pr_ipc_send(&c.mon, &m, -1) == -1 && errno == EPIPE);
 	chan_close(&c);
 
+	/* A worker that exits with monitor records unread: the kernel reports
+	 * ECONNRESET ahead of the records it sent before closing (its last
+	 * log line and exit status), which must still be delivered. */
+	if (chan_open(&c) < 0)
+		return;
+	build(&m, PR_M_MODLIST_END);
+	CHECK(pr_ipc_send(&c.mon, &m, -1) == 0);
+	build(&m, PR_W_MODLIST);
+	CHECK(pr_ipc_send(&c.wrk, &m, -1) == 0);
+	close(c.sv[1]);
+	c.sv[1] = -1;
+	expect_recv(&c.mon, &m, PR_W_MODLIST, 1, "sent before a close with unread records");
+	CHECK(pr_ipc_recv(&c.mon, &m, &fd, &why) == PR_IPC_EOF);
+	chan_close(&c);
+
 	/* a closed channel descriptor is an I/O error, not EOF */
 	{
 		struct pr_ipc dead;
