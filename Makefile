@@ -159,11 +159,17 @@ build/test/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LIB_OBJ)
 	$(CC) $(COMMON) $(SAN) -Isrc/listener -Isrc/monitor -Isrc/worker $(CFLAGS) -o $@ $< $(UNIT_LIB_OBJ) $(SLINK) $(PKG_LIBS)
 
 # Test helper programs (a hostile stand-in for the worker, a raw client).
-TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_SRC := $(filter-out tests/tools/hostile_common.c,$(wildcard tests/tools/*.c))
 TOOL_BIN := $(patsubst tests/tools/%.c,build/test/tools/%,$(TOOL_SRC))
 build/test/tools/%: tests/tools/%.c $(call TST_OBJ,$(PROTO_SRC)) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON) $(SAN) $(CFLAGS) -o $@ $< $(call TST_OBJ,$(PROTO_SRC) $(GEN_SRC)) $(SLINK) $(PKG_LIBS)
+
+# The hostile stand-ins for the worker share their channel and line code.
+HOSTILE_TOOLS = hostile_worker hostile_worker2 hostile_openv
+$(addprefix build/test/tools/,$(HOSTILE_TOOLS)): build/test/tools/%: tests/tools/%.c tests/tools/hostile_common.c tests/tools/hostile_common.h $(call TST_OBJ,$(PROTO_SRC)) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(COMMON) $(SAN) $(CFLAGS) -o $@ $< tests/tools/hostile_common.c $(call TST_OBJ,$(PROTO_SRC) $(GEN_SRC)) $(SLINK) $(PKG_LIBS)
 
 # ctok_scan decodes stock's compressed streams: it needs the worker's decoders.
 CTOK_TST_OBJ = $(call TST_OBJ,src/worker/compress.c $(wildcard src/worker/ctok_*.c))

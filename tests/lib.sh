@@ -117,6 +117,30 @@ wait_log() {
 	return 1
 }
 
+# new_log N: the lines of $TMP/log past line N.
+new_log() { tail -n +"$(($1 + 1))" "$TMP/log"; }
+
+# expect_logged NAME BEFORE REGEX [OUT]: within 10 s a line of $TMP/log
+# past line BEFORE matches REGEX (pass, with its text) or not (fail,
+# showing those lines and the client's output file OUT); and the
+# listener $L, when set, is still alive.
+expect_logged() {
+	local name=$1 before=$2 re=$3 out=${4:-} after i
+	for i in $(seq 1 100); do
+		after=$(new_log "$before")
+		grep -Eq -- "$re" <<<"$after" && break
+		sleep 0.1
+	done
+	if grep -Eq -- "$re" <<<"$after"; then
+		pass "$name: $(grep -E -- "$re" <<<"$after" | head -n 1 | cut -d' ' -f4-)"
+	else
+		fail "$name: no log line matching '$re'"
+		sed 's/^/    /' <<<"$after"
+		[ -z "$out" ] || sed 's/^/    out: /' "$out"
+	fi
+	[ -z "${L:-}" ] || kill -0 "$L" 2>/dev/null || fail "$name: listener died"
+}
+
 # The stock client, never prompting, bounded in time.
 rsync_client() {
 	timeout 60 rsync --contimeout=10 --timeout=30 "$@" </dev/null

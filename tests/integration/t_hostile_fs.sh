@@ -130,86 +130,20 @@ port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_worker" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
 
-# A line-oriented client: prints what the hostile worker reports, acts on
-# "SWAP" (replace d by a symlink to /etc) and "HOLD" (read the monitor's
-# /proc status), each time answering "go".  Bounded to 40 s.
-cat > "$TMP/fsclient.py" <<'PY'
-import os, socket, sys, time
-port, mode, moddir, lnkdir, logf = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
-def holds():
-    return open(logf, errors="replace").read().count("test hook: holding link")
-def await_hold(n):
-    t = time.time() + 10
-    while holds() < n and time.time() < t:
-        time.sleep(0.05)
-held0 = holds()
-s = socket.create_connection(("127.0.0.1", port), 5)
-s.sendall((mode + "\n").encode())
-s.settimeout(0.5)
-buf, ppid, end = b"", None, time.time() + 40
-def status(pid):
-    out = {}
-    for l in open("/proc/%s/status" % pid):
-        k, _, v = l.partition(":")
-        out[k] = " ".join(v.split())
-    return out
-while time.time() < end:
-    try:
-        b = s.recv(65536)
-    except socket.timeout:
-        continue
-    except OSError:
-        break
-    if not b:
-        break
-    buf += b
-    while b"\n" in buf:
-        line, buf = buf.split(b"\n", 1)
-        t = line.decode("latin-1")
-        print(t, flush=True)
-        if t.startswith("SELECTED ppid="):
-            ppid = t.split()[1].split("=")[1]
-        elif t == "SWAP":
-            d = os.path.join(moddir, "d")
-            os.rename(d, d + ".old")
-            os.symlink("/etc", d)
-            s.sendall(b"go\n")
-        elif t == "SWAPMID1":
-            await_hold(held0 + 1) # the monitor holds the link: swap it now
-            os.rename(os.path.join(lnkdir, "hold.new1"), os.path.join(lnkdir, "prsyncd-test-hold"))
-            s.sendall(b"go\n")
-        elif t == "SWAPMID2":
-            await_hold(held0 + 3)
-            os.rename(os.path.join(lnkdir, "w/hold.new2"), os.path.join(lnkdir, "w/prsyncd-test-hold"))
-            s.sendall(b"go\n")
-        elif t == "HOLD":
-            st = status(ppid)
-            for k in ("Name", "Seccomp", "NoNewPrivs", "Uid", "Gid", "Groups", "CapEff", "CapPrm"):
-                print("PROC %s=%s" % (k, st.get(k, "")), flush=True)
-            print("PROC cwd-root=%s" % os.readlink("/proc/%s/root" % ppid), flush=True)
-            s.sendall(b"go\n")
-if buf:
-    print(buf.decode("latin-1"), flush=True)
-PY
-fsclient() { timeout 60 python3 "$TMP/fsclient.py" "$port" "$1" "$M" "$K" "$TMP/log"; }
+# The line client (tests/tools/lineclient.py) prints what the hostile
+# worker reports and acts on "SWAP" (d becomes a symlink to /etc),
+# "SWAPMID1/2" and "HOLD" (the monitor's /proc status).
+fsclient() { timeout 60 python3 "$TOP/tests/tools/lineclient.py" "$port" "$1" --timeout 40 --moddir "$M" --lnkdir "$K" --log "$TMP/log"; }
 
 WORKERS="" # pids of hostile workers: each must die with its monitor
-new_log() { tail -n +"$(($1 + 1))" "$TMP/log"; }
 
 # expect_end MODE LOG-REGEX: the session ends with a matching log line.
 expect_end() {
-	local before after i
+	local before
 	before=$(wc -l < "$TMP/log")
 	rawclient "$port" --send "$1\n" --timeout 6 > "$TMP/out"
 	WORKERS+=" $(sed -n 's/^SELECTED ppid=[0-9]* pid=//p' "$TMP/out")"
-	for i in $(seq 1 50); do
-		after=$(new_log "$before")
-		grep -Eq -- "$2" <<<"$after" && break
-		sleep 0.1
-	done
-	if grep -Eq -- "$2" <<<"$after"; then pass "$1: $(grep -E -- "$2" <<<"$after" | head -n 1 | cut -d' ' -f4-)"
-	else fail "$1: no log line matching '$2'"; echo "$after" | sed 's/^/    /'; fi
-	kill -0 "$L" 2>/dev/null || fail "$1: listener died"
+	expect_logged "$1" "$before" "$2"
 }
 
 # --- malformed requests: the shared validator ends the session -----------

@@ -47,53 +47,17 @@ port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_openv" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
 
-# A line client, as in t_hostile_worker2.sh: prints the tool's lines; at
-# "HOLD NAME" prints the monitor's descriptor count and answers "go".
-cat > "$TMP/client.py" <<'PY'
-import os, socket, sys, time
-port, mode = int(sys.argv[1]), sys.argv[2]
-s = socket.create_connection(("127.0.0.1", port), 5)
-s.sendall((mode + "\n").encode())
-s.settimeout(0.5)
-buf, ppid, end = b"", None, time.time() + 120
-while time.time() < end:
-    try:
-        b = s.recv(65536)
-    except socket.timeout:
-        continue
-    except OSError:
-        break
-    if not b:
-        break
-    buf += b
-    while b"\n" in buf:
-        line, buf = buf.split(b"\n", 1)
-        t = line.decode("latin-1")
-        print(t, flush=True)
-        if t.startswith("SELECTED ppid="):
-            ppid = t.split("=")[1]
-        elif t.startswith("HOLD "):
-            try:
-                print("PROC %s fds=%d" % (t.split()[1], len(os.listdir("/proc/%s/fd" % ppid))), flush=True)
-            except (OSError, TypeError) as e:
-                print("PROC error %s" % e, flush=True)
-            s.sendall(b"go\n")
-PY
-client() { timeout 150 python3 "$TMP/client.py" "$port" "$1"; }
+# The line client (tests/tools/lineclient.py) prints the tool's lines; at
+# "HOLD NAME" it prints the monitor's descriptor count, resident memory
+# and state, then answers "go".
+client() { timeout 150 python3 "$TOP/tests/tools/lineclient.py" "$port" "$1"; }
 
 # expect_end MODE LOG-REGEX: the session ends with a matching log line.
 expect_end() {
-	local before after i
+	local before
 	before=$(wc -l < "$TMP/log")
 	client "$1" > "$TMP/out"
-	for i in $(seq 1 50); do
-		after=$(tail -n +"$((before + 1))" "$TMP/log")
-		grep -Eq -- "$2" <<<"$after" && break
-		sleep 0.1
-	done
-	if grep -Eq -- "$2" <<<"$after"; then pass "$1: $(grep -E -- "$2" <<<"$after" | head -n 1 | cut -d' ' -f4-)"
-	else fail "$1: no log line matching '$2'"; sed 's/^/    /' <<<"$after"; sed 's/^/    out: /' "$TMP/out"; fi
-	kill -0 "$L" 2>/dev/null || fail "$1: listener died"
+	expect_logged "$1" "$before" "$2" "$TMP/out"
 }
 
 # --- OPENV judges each path as OPEN does -------------------------------------

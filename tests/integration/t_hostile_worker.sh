@@ -22,17 +22,10 @@ start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_worker" ||
 L=$PRSYNCD_PID
 
 expect_mode() { # expect_mode MODE LOG-REGEX
-	local before after
+	local before
 	before=$(wc -l < "$TMP/log")
 	rawclient "$port" --send "$1\n" --timeout 4 >/dev/null
-	for i in $(seq 1 50); do
-		after=$(tail -n +"$((before + 1))" "$TMP/log")
-		grep -Eq -- "$2" <<<"$after" && break
-		sleep 0.1
-	done
-	if grep -Eq -- "$2" <<<"$after"; then pass "$1: $(grep -E -- "$2" <<<"$after" | head -n 1 | cut -d' ' -f4-)"
-	else fail "$1: no log line matching '$2'"; echo "$after" | sed 's/^/    /'; fi
-	kill -0 "$L" 2>/dev/null && pass "$1: listener alive" || fail "$1: listener died"
+	expect_logged "$1" "$before" "$2"
 }
 
 expect_mode unknown-type 'invalid message from worker \(unknown message type\)'

@@ -71,73 +71,17 @@ port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_worker2" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
 
-# A line client: prints what the hostile worker reports; at "HOLD NAME"
-# prints the monitor's descriptor count, resident memory and state, then
-# answers "go".  Bounded to 120 s.
-cat > "$TMP/client.py" <<'PY'
-import os, socket, sys, time
-port, mode = int(sys.argv[1]), sys.argv[2]
-s = socket.create_connection(("127.0.0.1", port), 5)
-s.sendall((mode + "\n").encode())
-s.settimeout(0.5)
-buf, ppid, end = b"", None, time.time() + 120
-def status(pid):
-    out = {}
-    for l in open("/proc/%s/status" % pid):
-        k, _, v = l.partition(":")
-        out[k] = " ".join(v.split())
-    return out
-while time.time() < end:
-    try:
-        b = s.recv(65536)
-    except socket.timeout:
-        continue
-    except OSError:
-        break
-    if not b:
-        break
-    buf += b
-    while b"\n" in buf:
-        line, buf = buf.split(b"\n", 1)
-        t = line.decode("latin-1")
-        print(t, flush=True)
-        if t.startswith("SELECTED ppid="):
-            ppid = t.split()[1].split("=")[1]
-        elif t.startswith("HOLD "):
-            name = t.split()[1]
-            try:
-                st = status(ppid)
-                # a monitor that must end up waiting: give it time to get there
-                for i in range(50 if name == "noread" else 0):
-                    if st.get("State", "?").startswith("S"):
-                        break
-                    time.sleep(0.1)
-                    st = status(ppid)
-                fds = len(os.listdir("/proc/%s/fd" % ppid))
-                print("PROC %s fds=%d rss_kb=%s state=%s" % (name, fds, st.get("VmRSS", "0 kB").split()[0],
-                      st.get("State", "?").split()[0]), flush=True)
-            except (OSError, TypeError) as e:
-                print("PROC %s error %s" % (name, e), flush=True)
-            s.sendall(b"go\n")
-if buf:
-    print(buf.decode("latin-1"), flush=True)
-PY
-client() { timeout 150 python3 "$TMP/client.py" "$port" "$1"; }
-new_log() { tail -n +"$(($1 + 1))" "$TMP/log"; }
+# The line client (tests/tools/lineclient.py) prints the tool's lines; at
+# "HOLD NAME" it prints the monitor's descriptor count, resident memory
+# and state, then answers "go".
+client() { timeout 150 python3 "$TOP/tests/tools/lineclient.py" "$port" "$1"; }
 
 # expect_end MODE LOG-REGEX: the session ends with a matching log line.
 expect_end() {
-	local before after i
+	local before
 	before=$(wc -l < "$TMP/log")
 	client "$1" > "$TMP/out"
-	for i in $(seq 1 50); do
-		after=$(new_log "$before")
-		grep -Eq -- "$2" <<<"$after" && break
-		sleep 0.1
-	done
-	if grep -Eq -- "$2" <<<"$after"; then pass "$1: $(grep -E -- "$2" <<<"$after" | head -n 1 | cut -d' ' -f4-)"
-	else fail "$1: no log line matching '$2'"; sed 's/^/    /' <<<"$after"; sed 's/^/    out: /' "$TMP/out"; fi
-	kill -0 "$L" 2>/dev/null || fail "$1: listener died"
+	expect_logged "$1" "$before" "$2" "$TMP/out"
 }
 inval() { echo "invalid message from worker \\($1"; }
 

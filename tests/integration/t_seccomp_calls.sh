@@ -64,8 +64,6 @@ while time.time() < end:
 print(how, got.decode("latin-1").replace("\n", "|"))
 PY
 
-new_log() { tail -n +"$(($1 + 1))" "$TMP/log"; }
-
 # one_kill WHO CALL LINE: WHO is "worker" or "session monitor".
 one_kill() {
 	local who=$1 call=$2 line=$3 before out after named=""

@@ -25,99 +25,17 @@
 #include <unistd.h>
 
 #include "fds.h"
+#include "hostile_common.h"
 #include "ipc.h"
 #include "msg.h"
-
-static struct pr_ipc ipc;
-
-static void read_line(char *buf, size_t cap)
-{
-	size_t n = 0;
-
-	while (n + 1 < cap) {
-		char c;
-		if (read(PR_FD_CLIENT, &c, 1) != 1 || c == '\n')
-			break;
-		buf[n++] = c;
-	}
-	buf[n] = '\0';
-}
-
-static void ready(void)
-{
-	struct pr_msg m;
-
-	pr_msg_init(&m, PR_W_READY);
-	m.u.ready.pid = (uint32_t)getpid();
-	pr_ipc_send(&ipc, &m, -1);
-}
 
 /* Send raw bytes as one record, bypassing the sequence counter. */
 static void send_raw(const void *p, size_t n)
 {
-	(void)send(ipc.fd, p, n, MSG_NOSIGNAL);
-}
-
-/* Wait until the monitor hangs up (it must), bounded to 20 s. */
-static int wait_hangup(void)
-{
-	struct pollfd p = { .fd = ipc.fd, .events = POLLIN };
-	char buf[PR_MSG_SIZE];
-
-	for (int i = 0; i < 200; i++) {
-		if (poll(&p, 1, 100) > 0) {
-			ssize_t n = recv(ipc.fd, buf, sizeof(buf), 0);
-			if (n == 0 || (n < 0 && errno != EINTR))
-				return 0;
-		}
-	}
-	return 1;
+	(void)send(hw_ipc.fd, p, n, MSG_NOSIGNAL);
 }
 
 /* --- filesystem modes ---------------------------------------------------- */
-
-static void report(const char *fmt, ...)
-{
-	char line[8192];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	(void)!write(PR_FD_CLIENT, line, (size_t)n);
-}
-
-/* One answer from the monitor, bounded to 10 s; -1 if none came. */
-static int answer(struct pr_msg *m, int *fd)
-{
-	struct pollfd p = { .fd = ipc.fd, .events = POLLIN };
-	const char *why;
-
-	*fd = -1;
-	if (poll(&p, 1, 10000) != 1)
-		return -1;
-	return pr_ipc_recv(&ipc, m, fd, &why) == PR_IPC_OK ? 0 : -1;
-}
-
-static void send_path(enum pr_msg_type type, const char *path, uint32_t flags)
-{
-	struct pr_msg m;
-
-	pr_msg_init(&m, type);
-	if (type == PR_W_STAT || type == PR_W_XATTR) {
-		m.u.stat.flags = flags;
-		pr_str_set_relpath(&m.u.stat.path, path);
-	} else {
-		pr_str_set_relpath(&m.u.path.path, path);
-	}
-	pr_ipc_send(&ipc, &m, -1);
-}
 
 /* A well-formed request of each filesystem type. */
 static void send_valid(const char *op)
@@ -127,34 +45,16 @@ static void send_valid(const char *op)
 	if (strcmp(op, "CLOSE") == 0) {
 		pr_msg_init(&m, PR_W_CLOSE);
 		m.u.close.handle = 1;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(op, "IDNAME") == 0) {
 		pr_msg_init(&m, PR_W_IDNAME);
 		m.u.idname.kind = PR_ID_USER;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else {
-		send_path(strcmp(op, "LIST") == 0 ? PR_W_LIST : strcmp(op, "STAT") == 0 ? PR_W_STAT :
+		hw_send_path(strcmp(op, "LIST") == 0 ? PR_W_LIST : strcmp(op, "STAT") == 0 ? PR_W_STAT :
 			  strcmp(op, "OPEN") == 0 ? PR_W_OPEN : strcmp(op, "XATTR") == 0 ? PR_W_XATTR :
 			  PR_W_READLINK, "file", 0);
 	}
-}
-
-/* READY, then select a module; reports "SELECTED ppid=N pid=P" (N: the monitor). */
-static int select_module(const char *name)
-{
-	struct pr_msg m;
-	int fd;
-
-	ready();
-	pr_msg_init(&m, PR_W_SELECT);
-	pr_str_set_name(&m.u.wselect.module, name);
-	pr_ipc_send(&ipc, &m, -1);
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT || m.u.select.status != PR_SELECT_OK) {
-		report("SELECT failed");
-		return -1;
-	}
-	report("SELECTED ppid=%d pid=%d", (int)getppid(), (int)getpid());
-	return 0;
 }
 
 /* Does a received descriptor read like the system's password file? */
@@ -182,11 +82,11 @@ static int open_answer(const char *path, uint32_t *handle)
 	struct pr_msg m;
 	int fd = -1;
 
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_OPEN) {
-		report("OPEN %s no answer", path);
+	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_OPEN) {
+		hw_report("OPEN %s no answer", path);
 		return -1;
 	}
-	report("OPEN %s err=%d fd=%s passwd=%s data=%s", path, m.u.open.err, fd >= 0 ? "yes" : "-1",
+	hw_report("OPEN %s err=%d fd=%s passwd=%s data=%s", path, m.u.open.err, fd >= 0 ? "yes" : "-1",
 	       fd >= 0 ? looks_like_passwd(fd) : "no", fd >= 0 ? first_line(fd, line, sizeof(line)) : "");
 	*handle = m.u.open.handle;
 	return fd;
@@ -194,7 +94,7 @@ static int open_answer(const char *path, uint32_t *handle)
 
 static int do_open(const char *path, uint32_t *handle)
 {
-	send_path(PR_W_OPEN, path, 0);
+	hw_send_path(PR_W_OPEN, path, 0);
 	return open_answer(path, handle);
 }
 
@@ -205,7 +105,7 @@ static void do_close(int fd, uint32_t handle)
 	close(fd);
 	pr_msg_init(&m, PR_W_CLOSE);
 	m.u.close.handle = handle;
-	pr_ipc_send(&ipc, &m, -1);
+	hw_send(&m);
 }
 
 static void open_close(const char *path)
@@ -223,13 +123,13 @@ static void stat_answer(const char *path, uint32_t flags)
 	struct stat etc;
 	int fd, is_etc;
 
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_STAT) {
-		report("STAT %s no answer", path);
+	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_STAT) {
+		hw_report("STAT %s no answer", path);
 		return;
 	}
 	is_etc = stat("/etc", &etc) == 0 && m.u.mstat.err == 0 &&
 		 m.u.mstat.st.ino == etc.st_ino && m.u.mstat.st.dev == etc.st_dev;
-	report("STAT %s follow=%u err=%d mode=%o link=%u target=%s is_etc=%s size=%llu ino=%llu", path, flags,
+	hw_report("STAT %s follow=%u err=%d mode=%o link=%u target=%s is_etc=%s size=%llu ino=%llu", path, flags,
 	       m.u.mstat.err, m.u.mstat.st.mode, m.u.mstat.link_state, m.u.mstat.link.s,
 	       is_etc ? "yes" : "no", (unsigned long long)m.u.mstat.st.size,
 	       (unsigned long long)m.u.mstat.st.ino);
@@ -237,7 +137,7 @@ static void stat_answer(const char *path, uint32_t flags)
 
 static void do_stat(const char *path, uint32_t flags)
 {
-	send_path(PR_W_STAT, path, flags);
+	hw_send_path(PR_W_STAT, path, flags);
 	stat_answer(path, flags);
 }
 
@@ -250,14 +150,14 @@ static void do_xattr(const char *path, uint32_t flags)
 	size_t used = 0, bytes = 0;
 	int fd, leak = 0;
 
-	send_path(PR_W_XATTR, path, flags);
+	hw_send_path(PR_W_XATTR, path, flags);
 	for (int i = 0; i < 2000; i++) {
-		if (answer(&m, &fd) < 0 || (m.h.type != PR_M_XATTR && m.h.type != PR_M_XATTR_END)) {
-			report("XATTR %s no answer", path);
+		if (hw_answer(&m, &fd) < 0 || (m.h.type != PR_M_XATTR && m.h.type != PR_M_XATTR_END)) {
+			hw_report("XATTR %s no answer", path);
 			return;
 		}
 		if (m.h.type == PR_M_XATTR_END) {
-			report("XATTR %s follow=%u err=%d count=%u leak=%s names=%s", path, flags, m.u.xattr_end.err,
+			hw_report("XATTR %s follow=%u err=%d count=%u leak=%s names=%s", path, flags, m.u.xattr_end.err,
 			       m.u.xattr_end.count, leak ? "yes" : "no", names);
 			return;
 		}
@@ -280,7 +180,7 @@ static void do_xattr(const char *path, uint32_t flags)
 		}
 		bytes += m.u.xattr.used;
 	}
-	report("XATTR %s endless", path);
+	hw_report("XATTR %s endless", path);
 }
 
 static void do_list(const char *path)
@@ -291,14 +191,14 @@ static void do_list(const char *path)
 	size_t off, used = 0;
 	int fd, n = 0;
 
-	send_path(PR_W_LIST, path, 0);
+	hw_send_path(PR_W_LIST, path, 0);
 	for (int i = 0; i < 10000; i++) {
-		if (answer(&m, &fd) < 0) {
-			report("LIST %s no answer", path);
+		if (hw_answer(&m, &fd) < 0) {
+			hw_report("LIST %s no answer", path);
 			return;
 		}
 		if (m.h.type == PR_M_LIST_END) {
-			report("LIST %s err=%d n=%d names=%s", path, m.u.list_end.err, n, names);
+			hw_report("LIST %s err=%d n=%d names=%s", path, m.u.list_end.err, n, names);
 			return;
 		}
 		for (off = 0; m.h.type == PR_M_LIST && pr_list_next(&m.u.list, &off, &d) == 1; n++) {
@@ -317,12 +217,12 @@ static void do_readlink(const char *path)
 	struct pr_msg m;
 	int fd;
 
-	send_path(PR_W_READLINK, path, 0);
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_READLINK) {
-		report("READLINK %s no answer", path);
+	hw_send_path(PR_W_READLINK, path, 0);
+	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_READLINK) {
+		hw_report("READLINK %s no answer", path);
 		return;
 	}
-	report("READLINK %s err=%d len=%u", path, m.u.readlink.err, m.u.readlink.target.len);
+	hw_report("READLINK %s err=%d len=%u", path, m.u.readlink.err, m.u.readlink.target.len);
 }
 
 static void do_idname(uint32_t kind, uint32_t id)
@@ -333,12 +233,12 @@ static void do_idname(uint32_t kind, uint32_t id)
 	pr_msg_init(&m, PR_W_IDNAME);
 	m.u.idname.kind = kind;
 	m.u.idname.id = id;
-	pr_ipc_send(&ipc, &m, -1);
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_IDNAME) {
-		report("IDNAME %u %u no answer", kind, id);
+	hw_send(&m);
+	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_IDNAME) {
+		hw_report("IDNAME %u %u no answer", kind, id);
 		return;
 	}
-	report("IDNAME %u %u found=%u name=%s", kind, id, m.u.midname.found, m.u.midname.name.s);
+	hw_report("IDNAME %u %u found=%u name=%s", kind, id, m.u.midname.found, m.u.midname.name.s);
 }
 
 /* More OPENs than the monitor's cap, none closed; then close them all. */
@@ -352,28 +252,17 @@ static void open_cap(void)
 	for (int i = 0; i < 40; i++) {
 		struct pr_msg m;
 
-		send_path(PR_W_OPEN, "file", 0);
-		if (answer(&m, &fds[i]) < 0 || m.h.type != PR_M_OPEN)
+		hw_send_path(PR_W_OPEN, "file", 0);
+		if (hw_answer(&m, &fds[i]) < 0 || m.h.type != PR_M_OPEN)
 			break;
 		handles[i] = m.u.open.handle;
 		ok += fds[i] >= 0;
 		emfile += m.u.open.err == EMFILE;
 	}
-	report("CAP ok=%d emfile=%d", ok, emfile);
+	hw_report("CAP ok=%d emfile=%d", ok, emfile);
 	for (int i = 0; i < 40; i++)
 		if (fds[i] >= 0)
 			do_close(fds[i], handles[i]);
-}
-
-/* Wait (bounded) for a line from the test: it acts on the module meanwhile. */
-static void wait_client(const char *what)
-{
-	struct pollfd p = { .fd = PR_FD_CLIENT, .events = POLLIN };
-	char line[64];
-
-	report("%s", what);
-	if (poll(&p, 1, 20000) == 1)
-		read_line(line, sizeof(line));
 }
 
 /* Every semantic attack that passes the validator, in one session. */
@@ -381,7 +270,7 @@ static int fs_script(void)
 {
 	struct pr_msg m;
 
-	if (select_module("pub") < 0)
+	if (hw_start("pub") < 0)
 		return 1;
 	do_list("");
 	do_stat("", 0);
@@ -415,13 +304,13 @@ static int fs_script(void)
 	do_idname(PR_ID_GROUP, 0);
 	do_idname(PR_ID_USER, 4000000000u);
 	do_list("d");
-	wait_client("SWAP");
+	hw_await("SWAP");
 	open_close("d/passwd");
 	do_stat("d/passwd", PR_STAT_FOLLOW);
 	do_list("d");
-	report("DONE");
+	hw_report("DONE");
 	pr_msg_init(&m, PR_W_EXIT);
-	pr_ipc_send(&ipc, &m, -1);
+	hw_send(&m);
 	return 0;
 }
 
@@ -438,7 +327,7 @@ static int fs_hidden(void)
 	static const char *const links[] = { "hlink", "secret/l", "pub/ok.txt" };
 	struct pr_msg m;
 
-	if (select_module("hid") < 0)
+	if (hw_start("hid") < 0)
 		return 1;
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		do_list(lists[i]);
@@ -457,9 +346,9 @@ static int fs_hidden(void)
 	/* "hid" uses numeric ids (chroot default): no names to learn */
 	do_idname(PR_ID_USER, 0);
 	do_idname(PR_ID_GROUP, 0);
-	report("DONE");
+	hw_report("DONE");
 	pr_msg_init(&m, PR_W_EXIT);
-	pr_ipc_send(&ipc, &m, -1);
+	hw_send(&m);
 	return 0;
 }
 
@@ -480,7 +369,7 @@ static int fs_links(void)
 					     "alias", "klink", "publink/sub/ok_link" };
 	struct pr_msg m;
 
-	if (select_module("lnk") < 0)
+	if (hw_start("lnk") < 0)
 		return 1;
 	for (size_t i = 0; i < sizeof(hidden_open) / sizeof(hidden_open[0]); i++)
 		open_close(hidden_open[i]);
@@ -512,9 +401,9 @@ static int fs_links(void)
 	do_xattr("rootpriv", PR_STAT_FOLLOW);
 	do_xattr("rootabs", PR_STAT_FOLLOW);
 	do_stat("pub/ok.txt", 0); /* the inode the swap test compares with */
-	report("DONE");
+	hw_report("DONE");
 	pr_msg_init(&m, PR_W_EXIT);
-	pr_ipc_send(&ipc, &m, -1);
+	hw_send(&m);
 	return 0;
 }
 
@@ -530,37 +419,37 @@ static int fs_swap_mid(void)
 	uint32_t h;
 	int fd;
 
-	if (select_module("lnk") < 0)
+	if (hw_start("lnk") < 0)
 		return 1;
 	/* a file link: hold -> pub/ok.txt, swapped for one to private/s.txt */
-	send_path(PR_W_STAT, "prsyncd-test-hold", PR_STAT_FOLLOW);
-	wait_client("SWAPMID1");
-	send_path(PR_W_STAT, "pub/ok.txt", 0); /* releases the held walk */
+	hw_send_path(PR_W_STAT, "prsyncd-test-hold", PR_STAT_FOLLOW);
+	hw_await("SWAPMID1");
+	hw_send_path(PR_W_STAT, "pub/ok.txt", 0); /* releases the held walk */
 	stat_answer("prsyncd-test-hold", PR_STAT_FOLLOW);
 	stat_answer("pub/ok.txt", 0);
 	/* afresh: the new link, refused (the dummy request releases the hold) */
-	send_path(PR_W_STAT, "prsyncd-test-hold", PR_STAT_FOLLOW);
-	send_path(PR_W_STAT, "pub/ok.txt", 0);
+	hw_send_path(PR_W_STAT, "prsyncd-test-hold", PR_STAT_FOLLOW);
+	hw_send_path(PR_W_STAT, "pub/ok.txt", 0);
 	stat_answer("prsyncd-test-hold", PR_STAT_FOLLOW);
 	stat_answer("pub/ok.txt", 0);
 	/* a directory link in the middle of a path: w/hold -> ../pub, swapped
 	 * for one to ../private */
-	send_path(PR_W_OPEN, "w/prsyncd-test-hold/ok.txt", 0);
-	wait_client("SWAPMID2");
-	send_path(PR_W_STAT, "pub/ok.txt", 0);
+	hw_send_path(PR_W_OPEN, "w/prsyncd-test-hold/ok.txt", 0);
+	hw_await("SWAPMID2");
+	hw_send_path(PR_W_STAT, "pub/ok.txt", 0);
 	fd = open_answer("w/prsyncd-test-hold/ok.txt", &h);
 	stat_answer("pub/ok.txt", 0);
 	if (fd >= 0)
 		do_close(fd, h);
-	send_path(PR_W_OPEN, "w/prsyncd-test-hold/s.txt", 0);
-	send_path(PR_W_STAT, "pub/ok.txt", 0);
+	hw_send_path(PR_W_OPEN, "w/prsyncd-test-hold/s.txt", 0);
+	hw_send_path(PR_W_STAT, "pub/ok.txt", 0);
 	fd = open_answer("w/prsyncd-test-hold/s.txt", &h);
 	stat_answer("pub/ok.txt", 0);
 	if (fd >= 0)
 		do_close(fd, h);
-	report("DONE");
+	hw_report("DONE");
 	pr_msg_init(&m, PR_W_EXIT);
-	pr_ipc_send(&ipc, &m, -1);
+	hw_send(&m);
 	return 0;
 }
 
@@ -578,7 +467,7 @@ static int fs_bad(const char *op, const char *c)
 
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && strcmp(ops[i].name, op) != 0; i++)
 		;
-	if (i == sizeof(ops) / sizeof(ops[0]) || select_module("pub") < 0)
+	if (i == sizeof(ops) / sizeof(ops[0]) || hw_start("pub") < 0)
 		return 3;
 	pr_msg_init(&m, ops[i].type);
 	p = ops[i].type == PR_W_STAT || ops[i].type == PR_W_XATTR ? &m.u.stat.path : &m.u.path.path;
@@ -600,8 +489,8 @@ static int fs_bad(const char *op, const char *c)
 	} else {
 		pr_str_set_relpath(p, c); /* "..", "a/../b", "/etc", "a//b", "a/", "." */
 	}
-	pr_ipc_send(&ipc, &m, -1);
-	return wait_hangup();
+	hw_send(&m);
+	return hw_wait_hangup();
 }
 
 /* --- transfer-log modes ------------------------------------------------- */
@@ -627,7 +516,7 @@ static void start_valid(const char *request)
 	pr_msg_init(&m, PR_W_START);
 	m.u.start.sender = 1;
 	pr_str_set_relpath(&m.u.start.request, request);
-	pr_ipc_send(&ipc, &m, -1);
+	hw_send(&m);
 }
 
 /* START, and its answer reported to the client ("XFERLOG files=F itemized=I"). */
@@ -637,11 +526,11 @@ static int start_answered(const char *request)
 	int fd;
 
 	start_valid(request);
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_XFERLOG) {
-		report("XFERLOG no answer");
+	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_XFERLOG) {
+		hw_report("XFERLOG no answer");
 		return -1;
 	}
-	report("XFERLOG files=%u itemized=%u", m.u.xferlog.files, m.u.xferlog.itemized);
+	hw_report("XFERLOG files=%u itemized=%u", m.u.xferlog.files, m.u.xferlog.itemized);
 	return 0;
 }
 
@@ -655,77 +544,77 @@ static int xfer_mode(const char *mode)
 	struct pr_msg m;
 
 	if (strcmp(mode, "start-out-of-state") == 0) {
-		ready();
+		hw_ready();
 		start_valid("pub/");
 	} else if (strcmp(mode, "start-bad-sender") == 0) {
-		if (select_module("pub") < 0)
+		if (hw_start("pub") < 0)
 			return 1;
 		pr_msg_init(&m, PR_W_START);
 		m.u.start.sender = 7;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "start-unterminated") == 0) {
-		if (select_module("pub") < 0)
+		if (hw_start("pub") < 0)
 			return 1;
 		pr_msg_init(&m, PR_W_START);
 		memset(m.u.start.request.s, 'A', sizeof(m.u.start.request.s));
 		m.u.start.request.len = 10;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "start-twice") == 0) {
-		if (select_module("logged") < 0 || start_answered("logged/") < 0)
+		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
 			return 1;
 		start_valid("logged/");
 	} else if (strcmp(mode, "xfer-unasked") == 0) {
-		if (select_module("pub") < 0 || start_answered("pub/") < 0)
+		if (hw_start("pub") < 0 || start_answered("pub/") < 0)
 			return 1;
 		xfer_valid(&m);
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "xfer-before-start") == 0) {
-		if (select_module("logged") < 0)
+		if (hw_start("logged") < 0)
 			return 1;
 		xfer_valid(&m);
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "xfer-itemized-unasked") == 0) {
 		/* [logplain]'s format has no %i: only files sent are wanted */
-		if (select_module("logplain") < 0 || start_answered("logplain/") < 0)
+		if (hw_start("logplain") < 0 || start_answered("logplain/") < 0)
 			return 1;
 		xfer_valid(&m);
 		m.u.xfer.iflags = 0x2000;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "xfer-bad-name-off") == 0) {
-		if (select_module("logged") < 0 || start_answered("logged/") < 0)
+		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
 			return 1;
 		xfer_valid(&m);
 		m.u.xfer.name_off = 9999;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "xfer-sum-on-dir") == 0) {
-		if (select_module("logged") < 0 || start_answered("logged/") < 0)
+		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
 			return 1;
 		xfer_valid(&m);
 		m.u.xfer.mode = 040755;
 		m.u.xfer.flags = PR_XFER_SUM;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "xfer-wrong-length") == 0) {
-		if (select_module("logged") < 0 || start_answered("logged/") < 0)
+		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
 			return 1;
 		xfer_valid(&m);
 		m.h.len -= 1;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "xfer-injection") == 0) {
-		if (select_module("logged") < 0 || start_answered("logged/\n2026/01/01 00:00:00 [1] forged start") < 0)
+		if (hw_start("logged") < 0 || start_answered("logged/\n2026/01/01 00:00:00 [1] forged start") < 0)
 			return 1;
 		xfer_valid(&m);
 		pr_str_set_relpath(&m.u.xfer.path, "x\n2026/01/01 00:00:00 [1] forged file\033[2J");
 		m.u.xfer.name_off = 0;
 		m.u.xfer.link = PR_XLINK_HARD;
 		pr_str_set_text_trunc(&m.u.xfer.target, "t\r\n2026/01/01 00:00:00 [1] forged target");
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 		pr_msg_init(&m, PR_W_EXIT);
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 		return 0;
 	} else {
 		return 3;
 	}
-	return wait_hangup();
+	return hw_wait_hangup();
 }
 
 int main(void)
@@ -741,7 +630,7 @@ int main(void)
 
 	/* The mode comes first, before INIT is taken off the channel, so that
 	 * "normal" can hand the untouched channel to the real worker. */
-	read_line(mode, sizeof(mode));
+	hw_read_line(mode, sizeof(mode));
 	if (strcmp(mode, "normal") == 0) {
 		char self[4096], path[4200];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -756,81 +645,81 @@ int main(void)
 		execve(path, argv, envp);
 		return 2;
 	}
-	pr_ipc_init(&ipc, PR_FD_IPC, PR_DIR_TO_WORKER);
-	if (pr_ipc_recv(&ipc, &init, &fd, &why) != PR_IPC_OK)
+	hw_init();
+	if (pr_ipc_recv(&hw_ipc, &init, &fd, &why) != PR_IPC_OK)
 		return 2;
 	if (fd >= 0)
 		close(fd);
 
 	if (strcmp(mode, "unknown-type") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_LOG);
 		m.h.type = 999;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "wrong-length") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_SELECT);
 		m.h.len += 1;
 		pr_str_set_name(&m.u.wselect.module, "pub");
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "unterminated-string") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_SELECT);
 		memset(m.u.wselect.module.s, 'A', sizeof(m.u.wselect.module.s));
 		m.u.wselect.module.len = 10;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "out-of-state") == 0) {
 		/* SELECT before READY: the worker claims a module unconfined. */
 		pr_msg_init(&m, PR_W_SELECT);
 		pr_str_set_name(&m.u.wselect.module, "pub");
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "second-select") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_SELECT);
 		pr_str_set_name(&m.u.wselect.module, "pub");
-		pr_ipc_send(&ipc, &m, -1);
-		pr_ipc_recv(&ipc, &m, &fd, &why);
+		hw_send(&m);
+		pr_ipc_recv(&hw_ipc, &m, &fd, &why);
 		pr_msg_init(&m, PR_W_SELECT);
 		pr_str_set_name(&m.u.wselect.module, "pub");
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "short-record") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_LOG);
 		send_raw(&m, 100);
 	} else if (strcmp(mode, "oversized-record") == 0) {
 		static char big[PR_MSG_SIZE + 512];
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_LOG);
 		memcpy(big, &m, sizeof(m));
 		send_raw(big, sizeof(big));
 	} else if (strcmp(mode, "bad-seq") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_LOG);
 		m.u.log.level = PR_LOG_INFO;
 		pr_str_set_text(&m.u.log.text, "hello");
 		m.h.seq = 77;
 		send_raw(&m, sizeof(m.h) + m.h.len);
 	} else if (strcmp(mode, "unexpected-fd") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_LOG);
 		m.u.log.level = PR_LOG_INFO;
 		pr_str_set_text(&m.u.log.text, "with fd");
-		pr_ipc_send(&ipc, &m, 0);
+		pr_ipc_send(&hw_ipc, &m, 0);
 	} else if (strcmp(mode, "bad-log-level") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_LOG);
 		m.u.log.level = 9;
 		pr_str_set_text(&m.u.log.text, "x");
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strcmp(mode, "log-injection") == 0) {
 		/* A valid record whose text tries to forge a second log line. */
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_LOG);
 		m.u.log.level = PR_LOG_INFO;
 		pr_str_set_text(&m.u.log.text, "first\n2026/01/01 00:00:00 [1] forged line\033[2J");
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 		pr_msg_init(&m, PR_W_EXIT);
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 		return 0;
 	} else if (sscanf(mode, "bad %15s %63s", op, c) == 2) {
 		return fs_bad(op, c);
@@ -845,36 +734,36 @@ int main(void)
 	} else if (strncmp(mode, "fs-hold", 7) == 0) {
 		/* "fs-hold [MODULE]": selected and confined, the monitor is held
 		 * while the test reads its /proc entry. */
-		if (select_module(mode[7] == ' ' ? mode + 8 : "pub") < 0)
+		if (hw_start(mode[7] == ' ' ? mode + 8 : "pub") < 0)
 			return 1;
-		wait_client("HOLD");
+		hw_await("HOLD");
 		pr_msg_init(&m, PR_W_EXIT);
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 		return 0;
 	} else if (sscanf(mode, "fs-before-select %15s", op) == 1) {
 		/* A valid filesystem request, but no module selected yet. */
-		ready();
+		hw_ready();
 		send_valid(op);
 	} else if (strcmp(mode, "fs-after-unknown-module") == 0) {
-		if (select_module("nosuchmodule") == 0)
+		if (hw_start("nosuchmodule") == 0)
 			return 1;
-		send_path(PR_W_OPEN, "file", 0);
+		hw_send_path(PR_W_OPEN, "file", 0);
 	} else if (sscanf(mode, "die %15s", op) == 1) {
 		/* Die by a signal after selection: the confined monitor reports it. */
 		int sig = strcmp(op, "SIGSYS") == 0 ? SIGSYS : SIGTERM;
 
-		if (select_module("pub") < 0)
+		if (hw_start("pub") < 0)
 			return 1;
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return 1;
 	} else if (strncmp(mode, "close-unknown", 13) == 0) {
 		/* "close-unknown [MODULE]" */
-		if (select_module(mode[13] == ' ' ? mode + 14 : "pub") < 0)
+		if (hw_start(mode[13] == ' ' ? mode + 14 : "pub") < 0)
 			return 1;
 		pr_msg_init(&m, PR_W_CLOSE);
 		m.u.close.handle = 12345;
-		pr_ipc_send(&ipc, &m, -1);
+		hw_send(&m);
 	} else if (strncmp(mode, "start-", 6) == 0 || strncmp(mode, "xfer-", 5) == 0) {
 		return xfer_mode(mode);
 	} else if (strcmp(mode, "silent") == 0) {
@@ -885,5 +774,5 @@ int main(void)
 	} else {
 		return 3;
 	}
-	return wait_hangup();
+	return hw_wait_hangup();
 }

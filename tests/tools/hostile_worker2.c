@@ -41,51 +41,9 @@
 #include <unistd.h>
 
 #include "fds.h"
+#include "hostile_common.h"
 #include "ipc.h"
 #include "msg.h"
-
-static struct pr_ipc ipc;
-
-static void read_line(char *buf, size_t cap)
-{
-	size_t n = 0;
-
-	while (n + 1 < cap) {
-		char c;
-		if (read(PR_FD_CLIENT, &c, 1) != 1 || c == '\n')
-			break;
-		buf[n++] = c;
-	}
-	buf[n] = '\0';
-}
-
-static void report(const char *fmt, ...)
-{
-	char line[8192];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	(void)!write(PR_FD_CLIENT, line, (size_t)n);
-}
-
-/* Report, then wait (bounded) for the test's "go". */
-static void hold(const char *name)
-{
-	struct pollfd p = { .fd = PR_FD_CLIENT, .events = POLLIN };
-	char line[64];
-
-	report("HOLD %s", name);
-	if (poll(&p, 1, 20000) == 1)
-		read_line(line, sizeof(line));
-}
 
 /* One record with the next sequence number, flags as given, optional
  * descriptors: the raw way to send what pr_ipc_send would not. */
@@ -100,7 +58,7 @@ static int send_rec(struct pr_msg *m, const int *fds, int nfds, int flags)
 	struct iovec iov = { .iov_base = m, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	m->h.seq = ++ipc.send_seq;
+	m->h.seq = ++hw_ipc.send_seq;
 	if (nfds > 0) {
 		struct cmsghdr *cm;
 
@@ -113,87 +71,7 @@ static int send_rec(struct pr_msg *m, const int *fds, int nfds, int flags)
 		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
 		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
 	}
-	return sendmsg(ipc.fd, &mh, MSG_NOSIGNAL | flags) == (ssize_t)len ? 0 : -1;
-}
-
-static void send_msg(struct pr_msg *m)
-{
-	pr_ipc_send(&ipc, m, -1);
-}
-
-/* Wait until the monitor hangs up (it must), bounded to 20 s. */
-static int wait_hangup(void)
-{
-	struct pollfd p = { .fd = ipc.fd, .events = POLLIN };
-	char buf[PR_MSG_SIZE];
-
-	for (int i = 0; i < 200; i++) {
-		if (poll(&p, 1, 100) > 0) {
-			ssize_t n = recv(ipc.fd, buf, sizeof(buf), 0);
-			if (n == 0 || (n < 0 && errno != EINTR))
-				return 0;
-		}
-	}
-	return 1;
-}
-
-/* One answer from the monitor, bounded to 10 s; -1 if none came. */
-static int answer(struct pr_msg *m, int *fd)
-{
-	struct pollfd p = { .fd = ipc.fd, .events = POLLIN };
-	const char *why;
-
-	*fd = -1;
-	if (poll(&p, 1, 10000) != 1)
-		return -1;
-	return pr_ipc_recv(&ipc, m, fd, &why) == PR_IPC_OK ? 0 : -1;
-}
-
-static void ready(void)
-{
-	struct pr_msg m;
-
-	pr_msg_init(&m, PR_W_READY);
-	m.u.ready.pid = (uint32_t)getpid();
-	send_msg(&m);
-}
-
-static void send_exit(void)
-{
-	struct pr_msg m;
-
-	pr_msg_init(&m, PR_W_EXIT);
-	send_msg(&m);
-}
-
-static int select_mod(const char *name)
-{
-	struct pr_msg m;
-	int fd;
-
-	pr_msg_init(&m, PR_W_SELECT);
-	pr_str_set_name(&m.u.wselect.module, name);
-	send_msg(&m);
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT || m.u.select.status != PR_SELECT_OK) {
-		report("SELECT %s failed", name);
-		return -1;
-	}
-	report("SELECTED ppid=%d pid=%d", (int)getppid(), (int)getpid());
-	return 0;
-}
-
-static void send_path(enum pr_msg_type type, const char *path, uint32_t flags)
-{
-	struct pr_msg m;
-
-	pr_msg_init(&m, type);
-	if (type == PR_W_STAT || type == PR_W_XATTR) {
-		m.u.stat.flags = flags;
-		pr_str_set_relpath(&m.u.stat.path, path);
-	} else {
-		pr_str_set_relpath(&m.u.path.path, path);
-	}
-	send_msg(&m);
+	return sendmsg(hw_ipc.fd, &mh, MSG_NOSIGNAL | flags) == (ssize_t)len ? 0 : -1;
 }
 
 /* The module "auth" asks for a login: the monitor's challenge must come. */
@@ -204,12 +82,12 @@ static int begin_auth(void)
 
 	pr_msg_init(&m, PR_W_SELECT);
 	pr_str_set_name(&m.u.wselect.module, "auth");
-	send_msg(&m);
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_AUTHREQ) {
-		report("AUTHREQ missing");
+	hw_send(&m);
+	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_AUTHREQ) {
+		hw_report("AUTHREQ missing");
 		return -1;
 	}
-	report("CHALLENGE %s", m.u.authreq.challenge.s);
+	hw_report("CHALLENGE %s", m.u.authreq.challenge.s);
 	return 0;
 }
 
@@ -308,8 +186,8 @@ static int mode_hdr(const char *fault, const char *tname)
 	if (i == sizeof(wtypes) / sizeof(wtypes[0]))
 		return 3;
 	if (wtypes[i].type != PR_W_READY)
-		ready();
-	if (wtypes[i].fs == 1 && select_mod("pub") < 0)
+		hw_ready();
+	if (wtypes[i].fs == 1 && hw_select("pub") < 0)
 		return 1;
 	if (wtypes[i].fs == 2 && begin_auth() < 0)
 		return 1;
@@ -334,9 +212,9 @@ static int mode_hdr(const char *fault, const char *tname)
 	} else {
 		return 3;
 	}
-	report("SENT %s %s", fault, tname);
+	hw_report("SENT %s %s", fault, tname);
 	send_rec(&m, fd >= 0 ? &fd : NULL, fd >= 0, flags);
-	return wait_hangup();
+	return hw_wait_hangup();
 }
 
 static int mode_dir(const char *tname)
@@ -348,10 +226,10 @@ static int mode_dir(const char *tname)
 		;
 	if (i == sizeof(mtypes) / sizeof(mtypes[0]))
 		return 3;
-	ready();
+	hw_ready();
 	pr_msg_init(&m, mtypes[i].type);
 	send_rec(&m, NULL, 0, 0);
-	return wait_hangup();
+	return hw_wait_hangup();
 }
 
 static int mode_fds(int k)
@@ -361,13 +239,13 @@ static int mode_fds(int k)
 
 	if (k < 1 || k > 32)
 		return 3;
-	ready();
+	hw_ready();
 	for (int i = 0; i < k; i++)
 		fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	build_valid(&m, PR_W_LOG);
 	m.h.flags |= PR_F_FD;
 	send_rec(&m, fds, k, 0);
-	return wait_hangup();
+	return hw_wait_hangup();
 }
 
 /*
@@ -383,17 +261,17 @@ static int mode_unread(void)
 
 	if (pipe2(p, O_CLOEXEC) < 0 || write(p[1], "CANARY", 6) != 6)
 		return 2;
-	ready();
+	hw_ready();
 	child = fork();
 	if (child == 0) {
 		int left = -1;
 
-		close(ipc.fd);
+		close(hw_ipc.fd);
 		for (int i = 0; i < 200 && kill(monitor, 0) == 0; i++)
 			usleep(100000);
 		if (ioctl(p[0], FIONREAD, &left) < 0)
 			left = -1;
-		report("UNREAD monitor_gone=%s bytes=%d", kill(monitor, 0) < 0 ? "yes" : "no", left);
+		hw_report("UNREAD monitor_gone=%s bytes=%d", kill(monitor, 0) < 0 ? "yes" : "no", left);
 		_exit(0);
 	}
 	build_valid(&m, PR_W_LOG);
@@ -401,7 +279,7 @@ static int mode_unread(void)
 	send_rec(&m, &p[0], 1, 0);
 	close(p[0]);
 	close(p[1]);
-	return wait_hangup();
+	return hw_wait_hangup();
 }
 
 /* --- requests in states that do not permit them ------------------------------ */
@@ -411,7 +289,7 @@ static void drain_modlist(void)
 	struct pr_msg m;
 	int fd;
 
-	for (int i = 0; i < 2000 && answer(&m, &fd) == 0; i++) {
+	for (int i = 0; i < 2000 && hw_answer(&m, &fd) == 0; i++) {
 		if (fd >= 0)
 			close(fd);
 		if (m.h.type == PR_M_MODLIST_END)
@@ -424,123 +302,123 @@ static int mode_oos(const char *c)
 	struct pr_msg m;
 
 	if (strcmp(c, "READY-twice") == 0) {
-		ready();
-		ready();
+		hw_ready();
+		hw_ready();
 	} else if (strcmp(c, "MODLIST-before-READY") == 0) {
 		pr_msg_init(&m, PR_W_MODLIST);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "LIST-before-READY") == 0) {
-		send_path(PR_W_LIST, "", 0);
+		hw_send_path(PR_W_LIST, "", 0);
 	} else if (strcmp(c, "MODLIST-twice") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_MODLIST);
-		send_msg(&m);
+		hw_send(&m);
 		drain_modlist();
 		pr_msg_init(&m, PR_W_MODLIST);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "SELECT-after-MODLIST") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_MODLIST);
-		send_msg(&m);
+		hw_send(&m);
 		drain_modlist();
 		build_valid(&m, PR_W_SELECT);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "LIST-after-MODLIST") == 0) {
-		ready();
+		hw_ready();
 		pr_msg_init(&m, PR_W_MODLIST);
-		send_msg(&m);
+		hw_send(&m);
 		drain_modlist();
-		send_path(PR_W_LIST, "", 0);
+		hw_send_path(PR_W_LIST, "", 0);
 	} else if (strcmp(c, "MODLIST-after-SELECT") == 0) {
-		ready();
-		if (select_mod("pub") < 0)
+		hw_ready();
+		if (hw_select("pub") < 0)
 			return 1;
 		pr_msg_init(&m, PR_W_MODLIST);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "READY-after-SELECT") == 0) {
-		ready();
-		if (select_mod("pub") < 0)
+		hw_ready();
+		if (hw_select("pub") < 0)
 			return 1;
-		ready();
+		hw_ready();
 	} else if (strcmp(c, "SELECT-after-failed-SELECT") == 0) {
-		ready();
+		hw_ready();
 		build_valid(&m, PR_W_SELECT);
 		pr_str_set_name(&m.u.wselect.module, "nopath");
-		send_msg(&m);
-		if (select_mod("pub") == 0)
+		hw_send(&m);
+		if (hw_select("pub") == 0)
 			return 1;
 	} else if (strcmp(c, "LOG-after-EXIT") == 0) {
-		ready();
-		send_exit();
+		hw_ready();
+		hw_send_exit();
 		build_valid(&m, PR_W_LOG);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "EXIT-twice") == 0) {
-		ready();
-		send_exit();
-		send_exit();
+		hw_ready();
+		hw_send_exit();
+		hw_send_exit();
 	} else if (strcmp(c, "READY-after-EXIT") == 0) {
-		send_exit(); /* EXIT is permitted before READY */
-		ready();
+		hw_send_exit(); /* EXIT is permitted before READY */
+		hw_ready();
 	} else if (strcmp(c, "AUTH-before-SELECT") == 0) {
-		ready();
+		hw_ready();
 		build_valid(&m, PR_W_AUTH);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "AUTH-after-SELECT") == 0) {
-		ready();
-		if (select_mod("pub") < 0)
+		hw_ready();
+		if (hw_select("pub") < 0)
 			return 1;
 		build_valid(&m, PR_W_AUTH);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "AUTH-twice") == 0) {
 		int fd;
 
-		ready();
+		hw_ready();
 		if (begin_auth() < 0)
 			return 1;
 		build_valid(&m, PR_W_AUTH);
-		send_msg(&m);
-		if (answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT || m.u.select.status != PR_SELECT_ERROR)
+		hw_send(&m);
+		if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT || m.u.select.status != PR_SELECT_ERROR)
 			return 1;
-		report("AUTH refused: %s", m.u.select.error.s);
+		hw_report("AUTH refused: %s", m.u.select.error.s);
 		build_valid(&m, PR_W_AUTH);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "SELECT-during-AUTH") == 0) {
-		ready();
+		hw_ready();
 		if (begin_auth() < 0)
 			return 1;
 		build_valid(&m, PR_W_SELECT);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "HELLO-after-SELECT") == 0) {
-		ready();
-		if (select_mod("pub") < 0)
+		hw_ready();
+		if (hw_select("pub") < 0)
 			return 1;
 		build_valid(&m, PR_W_HELLO);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "HELLO-during-AUTH") == 0) {
-		ready();
+		hw_ready();
 		if (begin_auth() < 0)
 			return 1;
 		build_valid(&m, PR_W_HELLO);
-		send_msg(&m);
+		hw_send(&m);
 	} else if (strcmp(c, "OPEN-after-EXIT") == 0) {
-		ready();
-		if (select_mod("pub") < 0)
+		hw_ready();
+		if (hw_select("pub") < 0)
 			return 1;
-		send_exit();
-		send_path(PR_W_OPEN, "file", 0);
+		hw_send_exit();
+		hw_send_path(PR_W_OPEN, "file", 0);
 	} else if (strcmp(c, "XATTR-before-SELECT") == 0) {
-		ready();
-		send_path(PR_W_XATTR, "file", 0);
+		hw_ready();
+		hw_send_path(PR_W_XATTR, "file", 0);
 	} else if (strcmp(c, "XATTR-after-EXIT") == 0) {
-		ready();
-		if (select_mod("pub") < 0)
+		hw_ready();
+		if (hw_select("pub") < 0)
 			return 1;
-		send_exit();
-		send_path(PR_W_XATTR, "file", PR_STAT_FOLLOW);
+		hw_send_exit();
+		hw_send_path(PR_W_XATTR, "file", PR_STAT_FOLLOW);
 	} else {
 		return 3;
 	}
-	return wait_hangup();
+	return hw_wait_hangup();
 }
 
 /* A garbage response line: the monitor answers the selection with its
@@ -561,23 +439,23 @@ static int mode_auth_line(const char *kind)
 	} else {
 		return 3;
 	}
-	ready();
+	hw_ready();
 	pr_msg_init(&m, PR_W_HELLO);
 	m.u.hello.protocol = 32;
 	pr_str_set_text(&m.u.hello.digests, "md5");
-	send_msg(&m);
+	hw_send(&m);
 	if (begin_auth() < 0)
 		return 1;
 	pr_msg_init(&m, PR_W_AUTH);
 	pr_str_set_text(&m.u.auth.line, line);
-	send_msg(&m);
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT) {
-		report("AUTH no answer");
+	hw_send(&m);
+	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT) {
+		hw_report("AUTH no answer");
 		return 1;
 	}
-	report("AUTH %s status=%u error=%s", kind, m.u.select.status, m.u.select.error.s);
-	send_exit();
-	return wait_hangup();
+	hw_report("AUTH %s status=%u error=%s", kind, m.u.select.status, m.u.select.error.s);
+	hw_send_exit();
+	return hw_wait_hangup();
 }
 
 /* --- repetition and volume ----------------------------------------------------- */
@@ -587,20 +465,20 @@ static int mode_repeat_select(int n)
 	struct pr_msg m;
 	int fd, errors = 0;
 
-	ready();
+	hw_ready();
 	for (int i = 0; i < n; i++) {
 		build_valid(&m, PR_W_SELECT);
 		snprintf(m.u.wselect.module.s, sizeof(m.u.wselect.module.s), "nosuch%d", i);
 		m.u.wselect.module.len = (uint16_t)strlen(m.u.wselect.module.s);
-		send_msg(&m);
-		if (answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT)
+		hw_send(&m);
+		if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_SELECT)
 			break;
 		errors += m.u.select.status == PR_SELECT_ERROR;
 	}
-	report("REPEAT-SELECT n=%d errors=%d", n, errors);
-	if (select_mod("pub") < 0)
+	hw_report("REPEAT-SELECT n=%d errors=%d", n, errors);
+	if (hw_select("pub") < 0)
 		return 1;
-	send_exit();
+	hw_send_exit();
 	return 0;
 }
 
@@ -609,21 +487,21 @@ static int mode_repeat_idname(int n)
 	struct pr_msg m;
 	int fd, answered = 0, found = 0;
 
-	ready();
-	if (select_mod("pub") < 0)
+	hw_ready();
+	if (hw_select("pub") < 0)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		pr_msg_init(&m, PR_W_IDNAME);
 		m.u.idname.kind = i % 2 ? PR_ID_GROUP : PR_ID_USER;
 		m.u.idname.id = (uint32_t)(i % 7 == 0 ? 0 : i);
-		send_msg(&m);
-		if (answer(&m, &fd) < 0 || m.h.type != PR_M_IDNAME)
+		hw_send(&m);
+		if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_IDNAME)
 			break;
 		answered++;
 		found += m.u.midname.found == 1;
 	}
-	report("REPEAT-IDNAME n=%d answered=%d found=%d", n, answered, found);
-	send_exit();
+	hw_report("REPEAT-IDNAME n=%d answered=%d found=%d", n, answered, found);
+	hw_send_exit();
 	return 0;
 }
 
@@ -632,8 +510,8 @@ static int open_one(const char *path, uint32_t *handle, int *err)
 	struct pr_msg m;
 	int fd = -1;
 
-	send_path(PR_W_OPEN, path, 0);
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_OPEN) {
+	hw_send_path(PR_W_OPEN, path, 0);
+	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_OPEN) {
 		*err = -1;
 		return -1;
 	}
@@ -649,7 +527,7 @@ static void close_one(int fd, uint32_t handle)
 	close(fd);
 	pr_msg_init(&m, PR_W_CLOSE);
 	m.u.close.handle = handle;
-	send_msg(&m);
+	hw_send(&m);
 }
 
 /* N opens, none closed: the monitor's quota answers EMFILE beyond 32. */
@@ -658,14 +536,14 @@ static int mode_open_quota(int n)
 	int fds[64], nfd = 0, ok = 0, emfile = 0, other = 0, err;
 	uint32_t handles[64], h;
 
-	ready();
-	if (select_mod("pub") < 0)
+	hw_ready();
+	if (hw_select("pub") < 0)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		int fd = open_one("file", &h, &err);
 
 		if (err < 0) {
-			report("OPEN no answer at %d", i);
+			hw_report("OPEN no answer at %d", i);
 			break;
 		}
 		if (fd >= 0 && nfd < 64) {
@@ -681,15 +559,15 @@ static int mode_open_quota(int n)
 			other++;
 		}
 	}
-	report("QUOTA n=%d ok=%d emfile=%d other=%d", n, ok, emfile, other);
-	hold("quota");
+	hw_report("QUOTA n=%d ok=%d emfile=%d other=%d", n, ok, emfile, other);
+	hw_await("HOLD quota");
 	for (int i = 0; i < nfd; i++)
 		close_one(fds[i], handles[i]);
 	int fd = open_one("file", &h, &err);
-	report("AFTER-CLOSE err=%d fd=%s", err, fd >= 0 ? "yes" : "no");
+	hw_report("AFTER-CLOSE err=%d fd=%s", err, fd >= 0 ? "yes" : "no");
 	if (fd >= 0)
 		close_one(fd, h);
-	send_exit();
+	hw_send_exit();
 	return 0;
 }
 
@@ -699,8 +577,8 @@ static int mode_open_close(int n)
 	int ok = 0, err;
 	uint32_t h;
 
-	ready();
-	if (select_mod("pub") < 0)
+	hw_ready();
+	if (hw_select("pub") < 0)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		int fd = open_one("file", &h, &err);
@@ -710,9 +588,9 @@ static int mode_open_close(int n)
 		ok++;
 		close_one(fd, h);
 	}
-	report("OPEN-CLOSE n=%d ok=%d", n, ok);
-	hold("openclose");
-	send_exit();
+	hw_report("OPEN-CLOSE n=%d ok=%d", n, ok);
+	hw_await("HOLD openclose");
+	hw_send_exit();
 	return 0;
 }
 
@@ -723,11 +601,11 @@ static int list_one(const char *path, int *err)
 	struct pr_dirent d;
 	int fd, n = 0;
 
-	send_path(PR_W_LIST, path, 0);
+	hw_send_path(PR_W_LIST, path, 0);
 	for (int i = 0; i < 100000; i++) {
 		size_t off = 0;
 
-		if (answer(&m, &fd) < 0)
+		if (hw_answer(&m, &fd) < 0)
 			return -1;
 		if (m.h.type == PR_M_LIST_END) {
 			*err = m.u.list_end.err;
@@ -746,12 +624,12 @@ static int mode_list_flood(int n)
 	long entries = 0;
 	int done = 0, err = 0;
 
-	ready();
-	if (select_mod("pub") < 0)
+	hw_ready();
+	if (hw_select("pub") < 0)
 		return 1;
 	for (int i = 0; i < 100; i++)
 		list_one("many", &err);
-	hold("list100");
+	hw_await("HOLD list100");
 	for (int i = 0; i < n; i++) {
 		int e = list_one("many", &err);
 
@@ -760,9 +638,9 @@ static int mode_list_flood(int n)
 		entries += e;
 		done++;
 	}
-	report("LIST-FLOOD n=%d done=%d entries=%ld", n, done, entries);
-	hold("listN");
-	send_exit();
+	hw_report("LIST-FLOOD n=%d done=%d entries=%ld", n, done, entries);
+	hw_await("HOLD listN");
+	hw_send_exit();
 	return 0;
 }
 
@@ -773,20 +651,20 @@ static int mode_list_noread(int n)
 	struct pr_msg m;
 	int sent = 0;
 
-	ready();
-	if (select_mod("pub") < 0)
+	hw_ready();
+	if (hw_select("pub") < 0)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		pr_msg_init(&m, PR_W_LIST);
 		pr_str_set_relpath(&m.u.path.path, "many");
 		if (send_rec(&m, NULL, 0, MSG_DONTWAIT) < 0) {
-			ipc.send_seq--;
+			hw_ipc.send_seq--;
 			break;
 		}
 		sent++;
 	}
-	report("LIST-NOREAD sent=%d", sent);
-	hold("noread");
+	hw_report("LIST-NOREAD sent=%d", sent);
+	hw_await("HOLD noread");
 	_exit(0);
 }
 
@@ -797,7 +675,7 @@ static int mode_log_flood(int n, int len)
 
 	if (len < 32 || len >= (int)PR_TEXT_MAX)
 		return 3;
-	ready();
+	hw_ready();
 	for (int i = 0; i < n; i++) {
 		int k = snprintf(text, sizeof(text), "flood %d \001\033[2J\r\n2026/01/01 00:00:00 [1] forged ", i);
 
@@ -806,13 +684,13 @@ static int mode_log_flood(int n, int len)
 		pr_msg_init(&m, PR_W_LOG);
 		m.u.log.level = PR_LOG_INFO;
 		pr_str_set_text(&m.u.log.text, text);
-		if (pr_ipc_send(&ipc, &m, -1) < 0) {
-			report("LOG-FLOOD failed at %d: %s", i, strerror(errno));
+		if (pr_ipc_send(&hw_ipc, &m, -1) < 0) {
+			hw_report("LOG-FLOOD failed at %d: %s", i, strerror(errno));
 			return 1;
 		}
 	}
-	report("LOG-FLOOD n=%d len=%d", n, len);
-	send_exit();
+	hw_report("LOG-FLOOD n=%d len=%d", n, len);
+	hw_send_exit();
 	return 0;
 }
 
@@ -851,21 +729,21 @@ static void xattr_one(const char *path, uint32_t follow)
 	size_t bytes = 0;
 	int fd, out = 0;
 
-	send_path(PR_W_XATTR, path, follow);
+	hw_send_path(PR_W_XATTR, path, follow);
 	for (int i = 0; i < 2000; i++) {
-		if (answer(&m, &fd) < 0 || (m.h.type != PR_M_XATTR && m.h.type != PR_M_XATTR_END)) {
-			report("XATTR %s no answer", path);
+		if (hw_answer(&m, &fd) < 0 || (m.h.type != PR_M_XATTR && m.h.type != PR_M_XATTR_END)) {
+			hw_report("XATTR %s no answer", path);
 			return;
 		}
 		if (m.h.type == PR_M_XATTR_END) {
-			report("XATTR %s follow=%u err=%d count=%u bytes=%zu outside=%s", path, follow,
+			hw_report("XATTR %s follow=%u err=%d count=%u bytes=%zu outside=%s", path, follow,
 			       m.u.xattr_end.err, m.u.xattr_end.count, bytes, out ? "yes" : "no");
 			return;
 		}
 		bytes += m.u.xattr.used;
 		out |= memmem(m.u.xattr.data, m.u.xattr.used, "OUTSIDE", 7) != NULL;
 	}
-	report("XATTR %s endless", path);
+	hw_report("XATTR %s endless", path);
 }
 
 static void probe(const char *path)
@@ -875,24 +753,24 @@ static void probe(const char *path)
 	int fd, err;
 
 	for (uint32_t follow = 0; follow <= 1; follow++) {
-		send_path(PR_W_STAT, path, follow);
-		if (answer(&m, &fd) < 0 || m.h.type != PR_M_STAT)
-			report("STAT %s no answer", path);
+		hw_send_path(PR_W_STAT, path, follow);
+		if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_STAT)
+			hw_report("STAT %s no answer", path);
 		else
-			report("STAT %s follow=%u err=%d type=%s", path, follow, m.u.mstat.err,
+			hw_report("STAT %s follow=%u err=%d type=%s", path, follow, m.u.mstat.err,
 			       m.u.mstat.err ? "-" : ftype(m.u.mstat.st.mode));
 	}
 	fd = open_one(path, &h, &err);
-	report("OPEN %s err=%d fd=%s outside=%s", path, err, fd >= 0 ? "yes" : "no", fd >= 0 ? outside(fd) : "no");
+	hw_report("OPEN %s err=%d fd=%s outside=%s", path, err, fd >= 0 ? "yes" : "no", fd >= 0 ? outside(fd) : "no");
 	if (fd >= 0)
 		close_one(fd, h);
-	send_path(PR_W_READLINK, path, 0);
-	if (answer(&m, &fd) < 0 || m.h.type != PR_M_READLINK)
-		report("READLINK %s no answer", path);
+	hw_send_path(PR_W_READLINK, path, 0);
+	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_READLINK)
+		hw_report("READLINK %s no answer", path);
 	else
-		report("READLINK %s err=%d target=%s", path, m.u.readlink.err, m.u.readlink.target.s);
+		hw_report("READLINK %s err=%d target=%s", path, m.u.readlink.err, m.u.readlink.target.s);
 	fd = list_one(path, &err);
-	report("LIST %s err=%d n=%d", path, err, fd);
+	hw_report("LIST %s err=%d n=%d", path, err, fd);
 	xattr_one(path, 0);
 	xattr_one(path, PR_STAT_FOLLOW);
 }
@@ -906,23 +784,23 @@ static int mode_ftype(void)
 	struct pr_dirent d;
 	int fd;
 
-	ready();
-	if (select_mod("pub") < 0)
+	hw_ready();
+	if (hw_select("pub") < 0)
 		return 1;
-	send_path(PR_W_LIST, "", 0);
+	hw_send_path(PR_W_LIST, "", 0);
 	for (int i = 0; i < 100; i++) {
 		size_t off = 0;
 
-		if (answer(&m, &fd) < 0 || m.h.type == PR_M_LIST_END)
+		if (hw_answer(&m, &fd) < 0 || m.h.type == PR_M_LIST_END)
 			break;
 		while (pr_list_next(&m.u.list, &off, &d) == 1)
-			report("ENTRY %.*s type=%s err=%d", (int)d.name_len, d.name,
+			hw_report("ENTRY %.*s type=%s err=%d", (int)d.name_len, d.name,
 			       d.err ? "-" : ftype(d.st.mode), d.err);
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		probe(names[i]);
-	report("DONE");
-	send_exit();
+	hw_report("DONE");
+	hw_send_exit();
 	return 0;
 }
 
@@ -937,10 +815,10 @@ static int mode_swap(int n)
 
 	if (stat("/etc/passwd", &pw) < 0)
 		return 2;
-	ready();
-	if (select_mod("pub") < 0)
+	hw_ready();
+	if (hw_select("pub") < 0)
 		return 1;
-	hold("swap");
+	hw_await("HOLD swap");
 	for (int i = 0; i < n; i++) {
 		const char *path = i % 2 ? "sw" : "swd/passwd";
 
@@ -952,9 +830,9 @@ static int mode_swap(int n)
 		} else {
 			refused += err == EXDEV || err == ELOOP || err == ENOENT; /* ENOENT: beneath the root */
 		}
-		send_path(PR_W_STAT, path, PR_STAT_FOLLOW);
-		if (answer(&m, &fd) < 0 || m.h.type != PR_M_STAT) {
-			report("STAT no answer");
+		hw_send_path(PR_W_STAT, path, PR_STAT_FOLLOW);
+		if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_STAT) {
+			hw_report("STAT no answer");
 			break;
 		}
 		stat_out += m.u.mstat.err == 0 && m.u.mstat.st.ino == pw.st_ino && m.u.mstat.st.dev == pw.st_dev;
@@ -963,9 +841,9 @@ static int mode_swap(int n)
 		else
 			list_refused++;
 	}
-	report("SWAP n=%d opened=%d refused=%d outside=%d stat_outside=%d listed=%d list_refused=%d",
+	hw_report("SWAP n=%d opened=%d refused=%d outside=%d stat_outside=%d listed=%d list_refused=%d",
 	       n, opened, refused, out, stat_out, listed, list_refused);
-	send_exit();
+	hw_send_exit();
 	return 0;
 }
 
@@ -976,8 +854,8 @@ static int mode_proc(void)
 					     "self/cwd", "self/exe", "1/root/etc/passwd", "thread-self/root",
 					     "self/status", "self/mem", "self/environ" };
 
-	ready();
-	if (select_mod("procmod") < 0)
+	hw_ready();
+	if (hw_select("procmod") < 0)
 		return 1;
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		struct pr_msg m;
@@ -985,18 +863,18 @@ static int mode_proc(void)
 		int fd, err;
 
 		fd = open_one(paths[i], &h, &err);
-		report("OPEN %s err=%d fd=%s outside=%s", paths[i], err, fd >= 0 ? "yes" : "no",
+		hw_report("OPEN %s err=%d fd=%s outside=%s", paths[i], err, fd >= 0 ? "yes" : "no",
 		       fd >= 0 ? outside(fd) : "no");
 		if (fd >= 0)
 			close_one(fd, h);
-		send_path(PR_W_STAT, paths[i], PR_STAT_FOLLOW);
-		if (answer(&m, &fd) == 0 && m.h.type == PR_M_STAT)
-			report("STAT %s follow=1 err=%d type=%s", paths[i], m.u.mstat.err,
+		hw_send_path(PR_W_STAT, paths[i], PR_STAT_FOLLOW);
+		if (hw_answer(&m, &fd) == 0 && m.h.type == PR_M_STAT)
+			hw_report("STAT %s follow=1 err=%d type=%s", paths[i], m.u.mstat.err,
 			       m.u.mstat.err ? "-" : ftype(m.u.mstat.st.mode));
 		xattr_one(paths[i], PR_STAT_FOLLOW);
 	}
-	report("DONE");
-	send_exit();
+	hw_report("DONE");
+	hw_send_exit();
 	return 0;
 }
 
@@ -1008,9 +886,9 @@ int main(void)
 	int fd, n, k;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	read_line(mode, sizeof(mode));
-	pr_ipc_init(&ipc, PR_FD_IPC, PR_DIR_TO_WORKER);
-	if (pr_ipc_recv(&ipc, &init, &fd, &why) != PR_IPC_OK)
+	hw_read_line(mode, sizeof(mode));
+	hw_init();
+	if (pr_ipc_recv(&hw_ipc, &init, &fd, &why) != PR_IPC_OK)
 		return 2;
 	if (fd >= 0)
 		close(fd);
@@ -1048,8 +926,8 @@ int main(void)
 	if (sscanf(mode, "auth-line %31s", a) == 1)
 		return mode_auth_line(a);
 	if (strcmp(mode, "auth-silent") == 0) {
-		ready();
-		return begin_auth() < 0 ? 1 : wait_hangup();
+		hw_ready();
+		return begin_auth() < 0 ? 1 : hw_wait_hangup();
 	}
 	return 3;
 }
