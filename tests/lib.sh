@@ -141,6 +141,19 @@ expect_logged() {
 	[ -z "${L:-}" ] || kill -0 "$L" 2>/dev/null || fail "$name: listener died"
 }
 
+# lineclient MODE: tests/tools/lineclient.py against the daemon on $port,
+# whose worker is a hostile stand-in (tests/tools/hostile_*.c).
+lineclient() { timeout 150 python3 "$TOP/tests/tools/lineclient.py" "$port" "$1"; }
+
+# expect_end MODE LOG-REGEX: one such session, its output in $TMP/out,
+# ends with a log line matching LOG-REGEX.
+expect_end() {
+	local before
+	before=$(wc -l < "$TMP/log")
+	lineclient "$1" > "$TMP/out"
+	expect_logged "$1" "$before" "$2" "$TMP/out"
+}
+
 # The stock client, never prompting, bounded in time.
 rsync_client() {
 	timeout 60 rsync --contimeout=10 --timeout=30 "$@" </dev/null

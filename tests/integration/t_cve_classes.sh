@@ -45,38 +45,17 @@ L=$PRSYNCD_PID
 rport=$(free_port)
 start_rsyncd "$TMP/r.conf" "$rport" || fail "rsyncd did not start"
 
-# A client that sends its pieces DELAY seconds apart (or one byte at a time
-# with --trickle), then waits; prints how the connection ended: EOF, RESET
-# or TIMEOUT (still open after 15 s), and the bytes received.
-cat > "$TMP/slow.py" <<'PY'
-import codecs, socket, sys, time
-port, delay, trickle = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "trickle"
-pieces = [codecs.decode(a, "unicode_escape").encode("latin-1") for a in sys.argv[4:]]
-s = socket.create_connection(("127.0.0.1", port), 5)
-got, how, end = b"", "TIMEOUT", time.time() + 15
-try:
-    for p in pieces:
-        for b in ([p[i:i + 1] for i in range(len(p))] if trickle else [p]):
-            s.sendall(b)
-            time.sleep(delay)
-except OSError:
-    how = "RESET"
-s.settimeout(0.5)
-while how == "TIMEOUT" and time.time() < end:
-    try:
-        b = s.recv(65536)
-    except socket.timeout:
-        continue
-    except ConnectionResetError:
-        how = "RESET"
-        break
-    if not b:
-        how = "EOF"
-        break
-    got += b
-print(how, got.decode("latin-1").replace("\n", "|"))
-PY
-slow() { timeout 40 python3 "$TMP/slow.py" "$port" "$@"; }
+# slow DELAY burst|trickle PIECE...: a raw client that sends its pieces
+# DELAY seconds apart (trickle: one byte at a time), then waits; prints how
+# the connection ended (EOF, RESET, or TIMEOUT: still open after 15 s) and
+# the bytes received.
+slow() {
+	local delay=$1 how=$2 a=() p
+	shift 2
+	for p in "$@"; do a+=(--send "$p"); done
+	[ "$how" = trickle ] && a+=(--trickle)
+	timeout 40 python3 "$TOP/tests/tools/rawclient.py" "$port" --delay "$delay" ${a[@]+"${a[@]}"} --how
+}
 
 # --- handshake stall ------------------------------------------------------------
 out=$(slow 0 burst)

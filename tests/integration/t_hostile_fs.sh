@@ -137,8 +137,9 @@ fsclient() { timeout 60 python3 "$TOP/tests/tools/lineclient.py" "$port" "$1" --
 
 WORKERS="" # pids of hostile workers: each must die with its monitor
 
-# expect_end MODE LOG-REGEX: the session ends with a matching log line.
-expect_end() {
+# expect_raw_end MODE LOG-REGEX: a raw client sends MODE; the session ends
+# with a matching log line (the worker it selected with must die too).
+expect_raw_end() {
 	local before
 	before=$(wc -l < "$TMP/log")
 	rawclient "$port" --send "$1\n" --timeout 6 > "$TMP/out"
@@ -152,22 +153,22 @@ for op in LIST OPEN STAT READLINK XATTR; do
 		expect_end "bad $op $c" 'invalid message from worker \(malformed string field\)'
 	done
 done
-expect_end "bad STAT flags" 'invalid message from worker \(field out of range\)'
-expect_end "bad XATTR flags" 'invalid message from worker \(field out of range\)'
-expect_end "bad IDNAME kind3" 'invalid message from worker \(field out of range\)'
-expect_end "bad CLOSE handle0" 'invalid message from worker \(field out of range\)'
-expect_end close-unknown 'worker closed handle 12345, which is not outstanding; ending session'
+expect_raw_end "bad STAT flags" 'invalid message from worker \(field out of range\)'
+expect_raw_end "bad XATTR flags" 'invalid message from worker \(field out of range\)'
+expect_raw_end "bad IDNAME kind3" 'invalid message from worker \(field out of range\)'
+expect_raw_end "bad CLOSE handle0" 'invalid message from worker \(field out of range\)'
+expect_raw_end close-unknown 'worker closed handle 12345, which is not outstanding; ending session'
 for op in LIST STAT OPEN CLOSE READLINK IDNAME XATTR; do
 	expect_end "fs-before-select $op" "worker sent PR_W_$op in a state where it is not permitted"
 done
-expect_end fs-after-unknown-module 'worker sent PR_W_OPEN in a state where it is not permitted'
+expect_raw_end fs-after-unknown-module 'worker sent PR_W_OPEN in a state where it is not permitted'
 # A confined monitor has no kill() at all (kill(0)/kill(-1) would reach
 # other sessions): it ends the session by exiting, and the worker dies of
 # its parent-death signal (checked with every other hostile worker below).
-expect_end "close-unknown asroot" 'worker [0-9]+ ends with its session monitor'
+expect_raw_end "close-unknown asroot" 'worker [0-9]+ ends with its session monitor'
 # The worker dies by a signal after selection: reported under the filter.
-expect_end "die SIGSYS" 'worker [0-9]+ killed by signal 31 \(SIGSYS\): seccomp violation'
-expect_end "die TERM" 'worker [0-9]+ killed by signal 15 \(Terminated\)'
+expect_raw_end "die SIGSYS" 'worker [0-9]+ killed by signal 31 \(SIGSYS\): seccomp violation'
+expect_raw_end "die TERM" 'worker [0-9]+ killed by signal 15 \(Terminated\)'
 kill -0 "$L" 2>/dev/null && pass "listener alive after malformed requests" || fail "listener died"
 
 # --- the monitor's own confinement, read while a session holds -----------

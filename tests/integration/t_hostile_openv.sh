@@ -47,23 +47,13 @@ port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_openv" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
 
-# The line client (tests/tools/lineclient.py) prints the tool's lines; at
-# "HOLD NAME" it prints the monitor's descriptor count, resident memory
-# and state, then answers "go".
-client() { timeout 150 python3 "$TOP/tests/tools/lineclient.py" "$port" "$1"; }
-
-# expect_end MODE LOG-REGEX: the session ends with a matching log line.
-expect_end() {
-	local before
-	before=$(wc -l < "$TMP/log")
-	client "$1" > "$TMP/out"
-	expect_logged "$1" "$before" "$2" "$TMP/out"
-}
+# lineclient and expect_end (tests/lib.sh) drive the tool: at "HOLD NAME"
+# the client prints the monitor's descriptor count, memory and state.
 
 # --- OPENV judges each path as OPEN does -------------------------------------
 paths="file missing dir fifo chr lnk_file lnk_out lnk_abs lnk_private lnk_key lnk_dir/x private/data a.key lnk_privdir/data lnk_outdir/o dir/none"
 for mod in pub filt; do
-	out=$(client "same $mod $paths")
+	out=$(lineclient "same $mod $paths")
 	if grep -q '^SAME-ALL yes$' <<<"$out"; then
 		pass "$mod: 16 paths, OPENV answers as OPEN ($(grep '^SAME ' <<<"$out" | awk '{printf "%s ", $4}'))"
 	else
@@ -71,30 +61,30 @@ for mod in pub filt; do
 	fi
 	grep -q '^SAME 0 0 0$' <<<"$out" && pass "$mod: the regular file opens" || fail "$mod: file: $out"
 done
-out=$(client "same filt private/data a.key lnk_privdir/data file")
+out=$(lineclient "same filt private/data a.key lnk_privdir/data file")
 grep -Eq '^SAME 0 2 2$' <<<"$out" && grep -Eq '^SAME 1 2 2$' <<<"$out" && grep -Eq '^SAME 2 2 2$' <<<"$out" &&
 	grep -Eq '^SAME 3 0 0$' <<<"$out" && pass "filt: hidden names and a link into them are ENOENT in a batch" ||
 	fail "filt: hidden paths through OPENV: $out"
-out=$(client "same pub lnk_outdir/o lnk_out private/data")
+out=$(lineclient "same pub lnk_outdir/o lnk_out private/data")
 grep -Eq '^SAME 0 [1-9][0-9]* [1-9][0-9]*$' <<<"$out" && grep -Eq '^SAME 1 [1-9][0-9]* [1-9][0-9]*$' <<<"$out" &&
 	grep -Eq '^SAME 2 0 0$' <<<"$out" && pass "pub: links out of the module refused in a batch" ||
 	fail "pub: escaping links through OPENV: $out"
 
 # --- the descriptor quota ------------------------------------------------------
-out=$(client "quota pub 160")
+out=$(lineclient "quota pub 160")
 grep -q '^QUOTA n=160 ok=32 emfile=128 other=0$' <<<"$out" && pass "160 batched opens: 32 served, 128 EMFILE" ||
 	fail "quota: $out"
 fds=$(sed -n 's/^PROC quota fds=\([0-9]*\).*/\1/p' <<<"$out")
 [ -n "$fds" ] && [ "$fds" -le 10 ] && pass "the monitor holds none of the 32 descriptors it handed out ($fds open)" ||
 	fail "monitor descriptors at the quota: '$fds'"
 grep -q '^AFTER ok=16$' <<<"$out" && pass "closes reported in an OPENV free the quota first" || fail "after: $out"
-out=$(client "churn pub 16000")
+out=$(lineclient "churn pub 16000")
 grep -q '^CHURN n=16000 ok=16000$' <<<"$out" && pass "16000 opens in batches, closes reported by the next" ||
 	fail "churn: $out"
 fds=$(sed -n 's/^PROC churn fds=\([0-9]*\).*/\1/p' <<<"$out")
 [ -n "$fds" ] && [ "$fds" -le 10 ] && pass "no descriptor left in the monitor after 16000 ($fds open)" ||
 	fail "monitor descriptors after churn: '$fds'"
-out=$(client "closev pub")
+out=$(lineclient "closev pub")
 grep -q '^CLOSEV ok=2 third=24$' <<<"$out" && pass "CLOSEV frees exactly the handles it names" || fail "closev: $out"
 
 # --- lies about handles, and a batch out of state ------------------------------

@@ -71,18 +71,8 @@ port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_worker2" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
 
-# The line client (tests/tools/lineclient.py) prints the tool's lines; at
-# "HOLD NAME" it prints the monitor's descriptor count, resident memory
-# and state, then answers "go".
-client() { timeout 150 python3 "$TOP/tests/tools/lineclient.py" "$port" "$1"; }
-
-# expect_end MODE LOG-REGEX: the session ends with a matching log line.
-expect_end() {
-	local before
-	before=$(wc -l < "$TMP/log")
-	client "$1" > "$TMP/out"
-	expect_logged "$1" "$before" "$2" "$TMP/out"
-}
+# lineclient and expect_end (tests/lib.sh) drive the tool: at "HOLD NAME"
+# the client prints the monitor's descriptor count, memory and state.
 inval() { echo "invalid message from worker \\($1"; }
 
 # --- every worker request, malformed end to end ----------------------------
@@ -126,7 +116,7 @@ done
 # --- garbage response lines: refused with rsyncd's text, the session goes on to its end
 for k in long:"invalid challenge response" blank:"for : no matching rule" ctrl:'for al\\033\[31mice\\015: no matching rule'; do
 	before=$(wc -l < "$TMP/log")
-	out=$(client "auth-line ${k%%:*}")
+	out=$(lineclient "auth-line ${k%%:*}")
 	grep -q "^AUTH ${k%%:*} status=2 error=@ERROR: auth failed on module auth$" <<<"$out" &&
 		wait_log "$TMP/log" "auth failed on module auth from .*${k#*:}" &&
 		pass "auth-line ${k%%:*}: refused, logged" || fail "auth-line ${k%%:*}: $out $(new_log "$before")"
@@ -135,27 +125,27 @@ done
 expect_end auth-silent "handshake timeout \\(5 s\\) from"
 
 # --- repetition and volume -----------------------------------------------------
-out=$(client "repeat-select 2000")
+out=$(lineclient "repeat-select 2000")
 grep -q '^REPEAT-SELECT n=2000 errors=2000$' <<<"$out" && grep -q '^SELECTED' <<<"$out" &&
 	pass "2000 unknown selections answered, then a real one" || fail "repeat-select: $out"
-out=$(client "repeat-idname 10000")
+out=$(lineclient "repeat-idname 10000")
 grep -Eq '^REPEAT-IDNAME n=10000 answered=10000 found=[1-9]' <<<"$out" && pass "10000 IDNAMEs answered" ||
 	fail "repeat-idname: $out"
 
-out=$(client "open-quota 10000")
+out=$(lineclient "open-quota 10000")
 grep -q '^QUOTA n=10000 ok=32 emfile=9968 other=0$' <<<"$out" && pass "10000 opens: 32 served, 9968 EMFILE" ||
 	fail "open-quota: $(grep -E 'QUOTA|OPEN' <<<"$out")"
 fds=$(sed -n 's/^PROC quota fds=\([0-9]*\).*/\1/p' <<<"$out")
 [ -n "$fds" ] && [ "$fds" -le 10 ] && pass "the monitor holds none of the 32 descriptors it handed out ($fds open)" ||
 	fail "monitor descriptors at the quota: '$fds'"
 grep -q '^AFTER-CLOSE err=0 fd=yes$' <<<"$out" && pass "quota freed by CLOSE" || fail "after close: $out"
-out=$(client "open-close 10000")
+out=$(lineclient "open-close 10000")
 grep -q '^OPEN-CLOSE n=10000 ok=10000$' <<<"$out" && pass "10000 open/close pairs served" || fail "open-close: $out"
 fds=$(sed -n 's/^PROC openclose fds=\([0-9]*\).*/\1/p' <<<"$out")
 [ -n "$fds" ] && [ "$fds" -le 10 ] && pass "no descriptor left in the monitor after 10000 opens ($fds open)" ||
 	fail "monitor descriptors after open-close: '$fds'"
 
-out=$(client "list-flood 10000")
+out=$(lineclient "list-flood 10000")
 grep -q '^LIST-FLOOD n=10000 done=10000 entries=1000000$' <<<"$out" && pass "LIST flood: 10000 listings of 100 entries" ||
 	fail "list-flood: $(grep -E 'LIST|PROC' <<<"$out")"
 r1=$(sed -n 's/^PROC list100 .*rss_kb=\([0-9]*\).*/\1/p' <<<"$out")
@@ -166,14 +156,14 @@ else
 	fail "monitor memory over the LIST flood: '$r1' -> '$r2' KiB"
 fi
 before=$(wc -l < "$TMP/log")
-out=$(client "list-noread 100000")
+out=$(lineclient "list-noread 100000")
 grep -Eq '^LIST-NOREAD sent=[0-9]+' <<<"$out" && grep -Eq '^PROC noread fds=[0-9]+ .*state=S' <<<"$out" &&
 	pass "unread LIST flood: the monitor waits ($(grep -E '^LIST-NOREAD' <<<"$out"))" || fail "list-noread: $out"
 wait_log "$TMP/log" "cannot send PR_M_LIST(_END)? to worker" &&
 	pass "unread LIST flood: the monitor ends when the worker goes" || fail "list-noread: no send failure logged"
 
 before=$(wc -l < "$TMP/log")
-out=$(client "log-flood 20000 200")
+out=$(lineclient "log-flood 20000 200")
 sleep 0.5
 after=$(new_log "$before")
 n=$(grep -c 'flood [0-9]* \\001\\033\[2J\\015\\0122026/01/01 00:00:00 \[1\] forged x' <<<"$after")
@@ -193,7 +183,7 @@ after=$(new_log "$before")
 	fail "LOG flood not cut: $n lines; $(grep 'log budget' <<<"$after")"
 
 # --- every file type -------------------------------------------------------------
-out=$(client ftype)
+out=$(lineclient ftype)
 has() { # has NAME REGEX: a reported line matches (else show the lines for the same request)
 	if grep -Eq -- "$2" <<<"$out"; then pass "$1"; else
 		fail "$1: no line matching '$2'"; grep -E -- "$(cut -d' ' -f1-2 <<<"${2#^}")" <<<"$out" | sed 's/^/    /'; fi
@@ -250,7 +240,7 @@ r1=$!
 "$TOOLS/racer" exchange 20 "$M/swd" "$M/swd.link" > "$TMP/racer2" &
 r2=$!
 PIDS+=("$r1" "$r2")
-out=$(client "swap 3000")
+out=$(lineclient "swap 3000")
 kill "$r1" "$r2" 2>/dev/null; wait "$r1" "$r2" 2>/dev/null
 line=$(grep '^SWAP ' <<<"$out")
 case $line in
@@ -264,7 +254,7 @@ o=$(sed -n 's/.* opened=\([0-9]*\) refused=\([0-9]*\) .*/\1 \2/p' <<<"$line")
 # --- /proc as a module: magic links never resolve --------------------------------
 # (Their text is followed as any link's, beneath the module root: "/"
 # is /proc itself, a directory, "/dev/null" is not there.)
-out=$(client proc)
+out=$(lineclient proc)
 for p in self/fd/0 self/fd/3 self/root self/root/etc/passwd self/cwd self/exe 1/root/etc/passwd thread-self/root; do
 	has "procmod OPEN $p refused"      "^OPEN $p err=(40|13|18|2|22) fd=no outside=no"
 done

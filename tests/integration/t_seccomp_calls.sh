@@ -41,35 +41,16 @@ port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
 
-# A client that says how the connection ended: EOF, RESET or TIMEOUT.
-cat > "$TMP/endclient.py" <<'PY'
-import socket, sys, time
-port, line = int(sys.argv[1]), sys.argv[2]
-s = socket.create_connection(("127.0.0.1", port), 5)
-s.sendall(b"@RSYNCD: 32.0 md5\n" + line.encode() + b"\n")
-s.settimeout(0.5)
-got, how, end = b"", "TIMEOUT", time.time() + 20
-while time.time() < end:
-    try:
-        b = s.recv(65536)
-    except socket.timeout:
-        continue
-    except ConnectionResetError:
-        how = "RESET"
-        break
-    if not b:
-        how = "EOF"
-        break
-    got += b
-print(how, got.decode("latin-1").replace("\n", "|"))
-PY
+# endclient LINE: greets, sends LINE as the module line; prints how the
+# connection ended (EOF, RESET or TIMEOUT) and what the daemon sent.
+endclient() { timeout 30 python3 "$TOP/tests/tools/rawclient.py" "$port" --send "@RSYNCD: 32.0 md5\n$1\n" --timeout 20 --how; }
 
 # one_kill WHO CALL LINE: WHO is "worker" or "session monitor".
 one_kill() {
 	local who=$1 call=$2 line=$3 before out after named=""
 	for _ in 1 2 3 4 5; do
 		before=$(wc -l < "$TMP/log")
-		out=$(timeout 30 python3 "$TMP/endclient.py" "$port" "$line")
+		out=$(endclient "$line")
 		for _ in $(seq 1 50); do
 			after=$(new_log "$before")
 			grep -Eq "$who [0-9]+ killed by signal" <<<"$after" && break
@@ -122,7 +103,7 @@ done
 # Landlock: the filtered monitor's openat2 cannot write before selection.
 rm -f /tmp/prsyncd-test-landlock
 before=$(wc -l < "$TMP/log")
-out=$(timeout 30 python3 "$TMP/endclient.py" "$port" "#prsyncd-test-monitor-syscall openat2-write")
+out=$(endclient "#prsyncd-test-monitor-syscall openat2-write")
 wait_log "$TMP/log" "the monitor's openat2-write returned" || true
 after=$(new_log "$before")
 if ! grep -q "(confined before selection, Landlock)" <<<"$after"; then
