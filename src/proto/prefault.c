@@ -22,6 +22,14 @@ void prefault_stack(size_t bytes)
 			return;
 }
 
+void prefault_range(void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, e = (uintptr_t)p + len;
+
+	if (len > 0)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+}
+
 void *prefault_alloc(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);

@@ -14,6 +14,9 @@
  */
 void prefault_stack(size_t bytes);
 
+/* Populate the pages of [p, p + len) (a static block about to be filled). */
+void prefault_range(void *p, size_t len);
+
 /* Zeroed anonymous memory of len bytes, already faulted in; NULL on
  * failure.  Freed with prefault_free(p, len). */
 void *prefault_alloc(size_t len);
