@@ -48,7 +48,9 @@ PROTO_WIRE  := src/proto/wire.c
 PROTO_HASH  := src/proto/md4.c
 # "outgoing chmod": checked by the listener, applied by the worker.
 PROTO_CHMOD := src/proto/chmod.c
-PROTO_SRC   := $(PROTO_MSG) $(PROTO_FILT) $(PROTO_WIRE) $(PROTO_HASH) $(PROTO_CHMOD)
+# Pre-faulting at start (page faults are traps under a hypervisor).
+PROTO_START := src/proto/prefault.c
+PROTO_SRC   := $(PROTO_MSG) $(PROTO_FILT) $(PROTO_WIRE) $(PROTO_HASH) $(PROTO_CHMOD) $(PROTO_START)
 PRIV_SRC    := $(wildcard src/priv/*.c)
 LISTENER_SRC := $(wildcard src/listener/*.c)
 MONITOR_SRC := $(wildcard src/monitor/*.c)
@@ -57,7 +59,7 @@ WORKER_SRC  := $(wildcard src/worker/*.c)
 LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT) $(PROTO_CHMOD)
 # Sessions get the configuration as a sealed snapshot (src/priv/cfgsnap.c):
 # the parser (src/listener/config.c) is the listener's alone.
-MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(PROTO_FILT) $(PROTO_HASH) \
+MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(PROTO_FILT) $(PROTO_HASH) $(PROTO_START) \
                build/gen/preselect_policy.c build/gen/monitor_policy.c build/gen/sanitizer_policy.c
 WORKER_ALL   = $(WORKER_SRC) $(PROTO_SRC) build/gen/worker_policy.c build/gen/sanitizer_policy.c
 POLICIES    := $(wildcard policy/*.policy)

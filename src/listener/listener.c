@@ -106,15 +106,15 @@ static void send_status(struct lsn *l)
 	l->status_sent = now_ms();
 }
 
-/* Child side of start_session(): put each descriptor at its number
- * (all first moved above 10 so no dup2 clobbers another), close the
- * rest, exec. */
-static void exec_monitor(const struct lsn *l, int client, int chan)
+/* Child side of start_session(), after vfork(): put each descriptor at
+ * its number (all first moved above 10 so no dup2 clobbers another),
+ * close the rest, exec.  It shares the listener's memory until the exec,
+ * so it only makes system calls on its own descriptor table and signal
+ * mask (signals stay blocked until then: the listener takes them from a
+ * signalfd, with no handler that could run here) and never returns. */
+static void exec_monitor(const struct lsn *l, int client, int chan, char *const argv[])
 {
-	char workerarg[4200];
-	char *argv[4];
 	char *const envp[] = { NULL };
-	int a = 0;
 	sigset_t none;
 
 	sigemptyset(&none);
@@ -129,21 +129,15 @@ static void exec_monitor(const struct lsn *l, int client, int chan)
 		_exit(127);
 	close_range(PR_FD_LISTENER + 1, ~0U, 0);
 	null_stdio();
-	argv[a++] = (char *)"prsyncd-monitor";
-	if (l->log_fd >= 0)
-		argv[a++] = (char *)"--log-fd";
-	if (l->o->worker_path) {
-		snprintf(workerarg, sizeof(workerarg), "--worker=%s", l->o->worker_path);
-		argv[a++] = workerarg;
-	}
-	argv[a] = NULL;
 	execve(monitor_exe, argv, envp);
 	_exit(127);
 }
 
 static void start_session(struct lsn *l, int client, const struct sockaddr *peer, socklen_t plen)
 {
-	int sv[2];
+	static char workerarg[4200];
+	char *argv[4];
+	int sv[2], a = 0;
 	pid_t pid;
 
 	if (l->t.n >= MAX_SESSIONS) {
@@ -157,7 +151,17 @@ static void start_session(struct lsn *l, int client, const struct sockaddr *peer
 		log_msg(PR_LOG_ERR, "socketpair: %s", strerror(errno));
 		return;
 	}
-	pid = fork();
+	argv[a++] = (char *)"prsyncd-monitor";
+	if (l->log_fd >= 0)
+		argv[a++] = (char *)"--log-fd";
+	if (l->o->worker_path) {
+		snprintf(workerarg, sizeof(workerarg), "--worker=%s", l->o->worker_path);
+		argv[a++] = workerarg;
+	}
+	argv[a] = NULL;
+	/* vfork: no copy of the listener's page tables and no copy-on-write
+	 * fault in either process for each connection. */
+	pid = vfork();
 	if (pid < 0) {
 		log_msg(PR_LOG_ERR, "fork: %s", strerror(errno));
 		close(sv[0]);
@@ -165,7 +169,7 @@ static void start_session(struct lsn *l, int client, const struct sockaddr *peer
 		return;
 	}
 	if (pid == 0)
-		exec_monitor(l, client, sv[1]);
+		exec_monitor(l, client, sv[1], argv);
 	close(sv[1]);
 	if (sessions_add(&l->t, pid, sv[0], l->cur, peer, plen) == NULL) {
 		/* Cannot count it: it must not run uncounted. */

@@ -16,7 +16,12 @@
 #include "cfgsnap.h"
 #include "fds.h"
 #include "log.h"
+#include "prefault.h"
 #include "session.h"
+
+/* About what a session's deepest calls use (log_msg's and resolve()'s
+ * frames are 20 KiB each, stack-probed page by page). */
+#define PREFAULT_STACK (112 * 1024)
 
 enum { OPT_LOG_FD = 1000, OPT_WORKER };
 
@@ -41,6 +46,7 @@ int main(int argc, char **argv)
 	char err[CFG_ERR_MAX];
 	int c, log_fd = 0;
 
+	prefault_stack(PREFAULT_STACK);
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_LOG_FD: log_fd = 1; break;

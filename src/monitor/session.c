@@ -42,6 +42,7 @@
 #include "ipc.h"
 #include "lchan.h"
 #include "log.h"
+#include "prefault.h"
 #include "modlog.h"
 #include "modvars.h"
 #include "logbudget.h"
@@ -930,7 +931,7 @@ static int session_run(struct session *s, const struct session_opts *o)
  * before the worker exists included) frees what the session holds. */
 int session_main(const struct session_opts *o)
 {
-	struct session *s = calloc(1, sizeof(*s));
+	struct session *s = prefault_alloc(sizeof(*s)); /* 55 KiB, zeroed: not 14 faults (prefault.h) */
 	int rc;
 
 	if (s == NULL)
@@ -938,7 +939,7 @@ int session_main(const struct session_opts *o)
 	rc = session_run(s, o);
 	access_free(&s->acc);
 	cfgsnap_parsed_free(&s->cfg);
-	free(s);
+	prefault_free(s, sizeof(*s));
 	return rc;
 }
 

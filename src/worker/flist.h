@@ -84,6 +84,7 @@ struct arena_chunk {
 struct flist {
 	struct fentry *e;
 	size_t n, cap;
+	size_t populated;      /* e[0..populated) has its pages (next_slot()) */
 	struct arena_chunk *arena;
 	int keep_ino;          /* protocol 27 -H: every regular file carries dev/ino */
 	int32_t ndx_start;     /* file index of e[0] */
