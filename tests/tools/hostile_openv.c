@@ -329,7 +329,7 @@ int main(void)
 	size_t argc = 0;
 	int n;
 
-	pr_ipc_init(&ipc, PR_FD_IPC, PR_DIR_TO_WORKER);
+	pr_ipc_init(&ipc, PR_FD_IPC, pr_msg_validate_m2w);
 	{
 		struct pr_msg init;
 		int fds[PR_OPENV_MAX];

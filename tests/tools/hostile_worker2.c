@@ -1009,7 +1009,7 @@ int main(void)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	read_line(mode, sizeof(mode));
-	pr_ipc_init(&ipc, PR_FD_IPC, PR_DIR_TO_WORKER);
+	pr_ipc_init(&ipc, PR_FD_IPC, pr_msg_validate_m2w);
 	if (pr_ipc_recv(&ipc, &init, &fd, &why) != PR_IPC_OK)
 		return 2;
 	if (fd >= 0)
