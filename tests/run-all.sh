@@ -10,11 +10,13 @@ cd "$TOP" || exit 1
 total_pass=0
 total_fail=0
 failed_suites=()
+times=()
 
 run_suite() { # run_suite NAME CMD...
 	local name=$1; shift
-	local out rc line p f
+	local out rc line p f t0=$SECONDS
 	out=$("$@" 2>&1); rc=$?
+	times+=("$((SECONDS - t0)) $name")
 	printf '%s\n' "$out"
 	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
 	if [ -n "$line" ]; then
@@ -44,6 +46,9 @@ for t in tests/integration/t_*.sh; do
 	run_suite "$(basename "$t")" timeout "${SUITE_TIMEOUT:-1500}" bash "$t"
 done
 
+# where the run's time went (information, never a verdict)
+echo "slowest suites (seconds):"
+printf '%s\n' "${times[@]}" | sort -rn | head -n 12 | sed 's/^/  /'
 [ ${#failed_suites[@]} -eq 0 ] || echo "failing suites: ${failed_suites[*]}"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
