@@ -42,6 +42,11 @@ SLINK  := -fsanitize=address,undefined -Wl,--as-needed
 #   src/monitor   the per-connection session monitor (prsyncd-monitor)
 #   src/worker    the sandboxed worker (prsyncd-worker)
 PROTO_MSG   := src/proto/msg.c src/proto/ipc.c src/proto/seccomp_policy.c build/gen/bpf_programs.c
+# The validators of each direction: a binary links those of what it
+# receives (the monitor w2m, the worker m2w); tests and tools link both.
+MSG_W2M     := src/proto/msg_w2m.c
+MSG_M2W     := src/proto/msg_m2w.c
+MSG_BOTH    := $(MSG_W2M) $(MSG_M2W) src/proto/msg_both.c
 PROTO_FILT  := src/proto/filter.c src/proto/wildmatch.c
 PROTO_WIRE  := src/proto/wire.c
 # MD4 for the worker's old-protocol checksums and the monitor's daemon auth.
@@ -51,6 +56,8 @@ PROTO_CHMOD := src/proto/chmod.c
 # Pre-faulting at start (page faults are traps under a hypervisor).
 PROTO_START := src/proto/prefault.c
 PROTO_SRC   := $(PROTO_MSG) $(PROTO_FILT) $(PROTO_WIRE) $(PROTO_HASH) $(PROTO_CHMOD) $(PROTO_START)
+# What the test tools, unit tests and fuzzers link of src/proto.
+PROTO_TEST  := $(PROTO_SRC) $(MSG_BOTH)
 PRIV_SRC    := $(wildcard src/priv/*.c)
 LISTENER_SRC := $(wildcard src/listener/*.c)
 MONITOR_SRC := $(wildcard src/monitor/*.c)
@@ -59,9 +66,9 @@ WORKER_SRC  := $(wildcard src/worker/*.c)
 LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT) $(PROTO_CHMOD)
 # Sessions get the configuration as a sealed snapshot (src/priv/cfgsnap.c):
 # the parser (src/listener/config.c) is the listener's alone.
-MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(PROTO_FILT) $(PROTO_HASH) $(PROTO_START) \
+MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(MSG_W2M) $(PROTO_FILT) $(PROTO_HASH) $(PROTO_START) \
                build/gen/preselect_policy.c build/gen/monitor_policy.c build/gen/sanitizer_policy.c
-WORKER_ALL   = $(WORKER_SRC) $(PROTO_SRC) build/gen/worker_policy.c build/gen/sanitizer_policy.c
+WORKER_ALL   = $(WORKER_SRC) $(PROTO_SRC) $(MSG_M2W) build/gen/worker_policy.c build/gen/sanitizer_policy.c
 POLICIES    := $(wildcard policy/*.policy)
 GEN_SRC     := $(patsubst policy/%.policy,build/gen/%_policy.c,$(POLICIES))
 # The libexec path is compiled in: a new PREFIX must rebuild everything.
@@ -154,7 +161,7 @@ build/test/prsyncd-worker: $(call TST_OBJ,$(WORKER_ALL))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/test/unit/%,$(UNIT_SRC))
 # Every object but the two mains: a unit test may exercise any module.
-UNIT_LIB_OBJ = $(call TST_OBJ,$(filter-out %/main.c,$(LISTENER_SRC) $(MONITOR_SRC) $(WORKER_SRC)) $(PRIV_SRC) $(PROTO_SRC) $(GEN_SRC) src/proto/seccomp_build.c)
+UNIT_LIB_OBJ = $(call TST_OBJ,$(filter-out %/main.c,$(LISTENER_SRC) $(MONITOR_SRC) $(WORKER_SRC)) $(PRIV_SRC) $(PROTO_TEST) $(GEN_SRC) src/proto/seccomp_build.c)
 
 build/test/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LIB_OBJ)
 	@mkdir -p $(@D)
@@ -163,15 +170,15 @@ build/test/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LIB_OBJ)
 # Test helper programs (a hostile stand-in for the worker, a raw client).
 TOOL_SRC := $(filter-out tests/tools/hostile_common.c,$(wildcard tests/tools/*.c))
 TOOL_BIN := $(patsubst tests/tools/%.c,build/test/tools/%,$(TOOL_SRC))
-build/test/tools/%: tests/tools/%.c $(call TST_OBJ,$(PROTO_SRC)) $(HDRS)
+build/test/tools/%: tests/tools/%.c $(call TST_OBJ,$(PROTO_TEST)) $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(COMMON) $(SAN) $(CFLAGS) -o $@ $< $(call TST_OBJ,$(PROTO_SRC) $(GEN_SRC)) $(SLINK) $(PKG_LIBS)
+	$(CC) $(COMMON) $(SAN) $(CFLAGS) -o $@ $< $(call TST_OBJ,$(PROTO_TEST) $(GEN_SRC)) $(SLINK) $(PKG_LIBS)
 
 # The hostile stand-ins for the worker share their channel and line code.
 HOSTILE_TOOLS = hostile_worker hostile_worker2 hostile_openv
-$(addprefix build/test/tools/,$(HOSTILE_TOOLS)): build/test/tools/%: tests/tools/%.c tests/tools/hostile_common.c tests/tools/hostile_common.h $(call TST_OBJ,$(PROTO_SRC)) $(HDRS)
+$(addprefix build/test/tools/,$(HOSTILE_TOOLS)): build/test/tools/%: tests/tools/%.c tests/tools/hostile_common.c tests/tools/hostile_common.h $(call TST_OBJ,$(PROTO_TEST)) $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(COMMON) $(SAN) $(CFLAGS) -o $@ $< tests/tools/hostile_common.c $(call TST_OBJ,$(PROTO_SRC) $(GEN_SRC)) $(SLINK) $(PKG_LIBS)
+	$(CC) $(COMMON) $(SAN) $(CFLAGS) -o $@ $< tests/tools/hostile_common.c $(call TST_OBJ,$(PROTO_TEST) $(GEN_SRC)) $(SLINK) $(PKG_LIBS)
 
 # ctok_scan decodes stock's compressed streams: it needs the worker's decoders.
 CTOK_TST_OBJ = $(call TST_OBJ,src/worker/compress.c $(wildcard src/worker/ctok_*.c))
@@ -199,7 +206,7 @@ FUZZ_SECONDS ?=
 FUZZ_CFLAGS = -std=c17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
   -DPRSYNCD_FUZZ -Isrc/proto -Isrc/priv -Isrc/worker -Isrc/monitor -Isrc/listener -Ibuild/gen $(PKG_CFLAGS) \
   -DPRSYNCD_VERSION='"$(VERSION)"' -DPRSYNCD_LIBEXEC='"$(LIBEXECDIR)"'
-FUZZ_LIB_SRC = $(PROTO_SRC) $(PRIV_SRC) $(filter-out %/main.c,$(WORKER_SRC) $(MONITOR_SRC) $(LISTENER_SRC)) $(GEN_SRC)
+FUZZ_LIB_SRC = $(PROTO_TEST) $(PRIV_SRC) $(filter-out %/main.c,$(WORKER_SRC) $(MONITOR_SRC) $(LISTENER_SRC)) $(GEN_SRC)
 FUZZ_LIB_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_LIB_SRC))
 # Kept between builds: each target links the same objects.
 .PRECIOUS: build/fuzz/obj/%.o

@@ -22,9 +22,11 @@ import tempfile
 # in the binary is reported and skipped (a feature not built yet).
 ENTRIES = {
     "prsyncd-monitor": {
-        # every worker message: the receive loop, the validators, the
-        # dispatch table and everything its handlers call
-        "worker": ["serve", "report_exit"],
+        # every worker message: the receive loop, the validators (called
+        # through the pointer pr_ipc_init is given, which a call graph
+        # does not follow), the dispatch table and everything its
+        # handlers call
+        "worker": ["serve", "report_exit", "pr_msg_validate_w2m"],
         # bytes from the network the session monitor acts on: a PROXY
         # header; the client's login response (relayed by the worker, so
         # also counted above); the name service's answers about the

@@ -871,7 +871,7 @@ static int session_run(struct session *s, const struct session_opts *o)
 	}
 	close(sv[1]);
 	close(PR_FD_CLIENT); /* the worker holds the only copy from now on */
-	pr_ipc_init(&s->ipc, sv[0], PR_DIR_TO_MONITOR);
+	pr_ipc_init(&s->ipc, sv[0], pr_msg_validate_w2m);
 	s->pidfd = pidfd_open(s->worker, 0);
 	if (s->pidfd < 0) {
 		log_msg(PR_LOG_ERR, "pidfd_open: %s", strerror(errno));
@@ -964,7 +964,7 @@ struct session *session_fuzz_new(const struct cfg *cfg, const struct fs_idmap *i
 	s->pidfd = -1;
 	s->fs.root = -1;
 	lchan_init(&s->lsn, listener_fd);
-	pr_ipc_init(&s->ipc, ipc_fd, PR_DIR_TO_MONITOR);
+	pr_ipc_init(&s->ipc, ipc_fd, pr_msg_validate_w2m);
 	snprintf(s->host, sizeof(s->host), "fuzz");
 	snprintf(s->addr, sizeof(s->addr), "127.0.0.1");
 	return s;

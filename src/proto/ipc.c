@@ -16,10 +16,10 @@
  * (and closed) rather than silently truncated by the kernel. */
 #define RECV_FDS_ROOM (PR_MSG_FDS_MAX + 4u)
 
-void pr_ipc_init(struct pr_ipc *c, int fd, enum pr_msg_dir recv_dir)
+void pr_ipc_init(struct pr_ipc *c, int fd, pr_msg_validator recv_check)
 {
 	c->fd = fd;
-	c->recv_dir = recv_dir;
+	c->recv_check = recv_check;
 	c->send_seq = 0;
 	c->recv_seq = 0;
 }
@@ -167,7 +167,7 @@ enum pr_ipc_result pr_ipc_recv_fds(struct pr_ipc *c, struct pr_msg *m, int *fds,
 		*why = cap <= 1 ? "more than one descriptor" : "too many descriptors";
 		goto invalid;
 	}
-	e = pr_msg_validate(m, c->recv_dir, (int)nfds);
+	e = c->recv_check(m, (int)nfds);
 	if (e != PR_MSG_OK) {
 		*why = pr_msg_strerror(e);
 		goto invalid;

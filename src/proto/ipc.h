@@ -10,12 +10,14 @@
 
 struct pr_ipc {
 	int fd;
-	enum pr_msg_dir recv_dir; /* direction of the messages this end receives */
+	pr_msg_validator recv_check; /* validates what this end receives */
 	uint32_t send_seq;        /* last sequence number sent */
 	uint32_t recv_seq;        /* last sequence number received */
 };
 
-void pr_ipc_init(struct pr_ipc *c, int fd, enum pr_msg_dir recv_dir);
+/* recv_check: pr_msg_validate_w2m at the monitor's end, pr_msg_validate_m2w
+ * at the worker's. */
+void pr_ipc_init(struct pr_ipc *c, int fd, pr_msg_validator recv_check);
 
 /* Send one message, with a descriptor if fd_to_pass >= 0.  Fills in seq and
  * the PR_F_FD flag.  Returns 0, or -1 with errno set. */

@@ -12,12 +12,14 @@
  * kernel reports the truncation).  A peer cannot smuggle bytes in the tail
  * of the union: they are never sent, and never read.
  *
- * Both sides call pr_msg_validate() on every message they receive; there is
- * one validator per type, in msg.c, and it checks every field.
+ * Both sides validate every message they receive; there is one validator
+ * per type, in msg_w2m.c (worker to monitor) or msg_m2w.c (monitor to
+ * worker), and it checks every field.
  *
  * Adding a message type: add it to enum pr_msg_type, add its body struct
  * and union member, add its row to the table in msg.c (size, direction,
- * validator), add its row to the monitor's dispatch table if the worker
+ * descriptors) and its validator to its direction's file (msg_w2m.c or
+ * msg_m2w.c), add its row to the monitor's dispatch table if the worker
  * sends it, and add a hostile test in tests/unit/test_msg.c.
  */
 #ifndef PRSYNCD_MSG_H
@@ -515,11 +517,18 @@ const char *pr_msg_type_name(uint16_t type);
 
 /*
  * Check a received message completely: header, direction, exact length,
- * flags, and every body field.  `dir` is the direction the receiver expects;
- * `nfds` is how many descriptors arrived with it (a type that may carry one
- * accepts 0 or 1, as its validator decides; more than its row allows is
- * refused before the validator runs).
+ * flags, and every body field.  `nfds` is how many descriptors arrived
+ * with it (a type that may carry one accepts 0 or 1, as its validator
+ * decides; more than its row allows is refused before the validator runs).
+ * One function per direction, each in its own file so that a binary links
+ * only the validators of what it receives: the monitor
+ * pr_msg_validate_w2m (msg_w2m.c), the worker pr_msg_validate_m2w
+ * (msg_m2w.c).  pr_msg_validate (msg_both.c, for tests and tools that play
+ * both ends) takes the direction the receiver expects.
  */
+typedef enum pr_msg_err (*pr_msg_validator)(const struct pr_msg *m, int nfds);
+enum pr_msg_err pr_msg_validate_w2m(const struct pr_msg *m, int nfds);
+enum pr_msg_err pr_msg_validate_m2w(const struct pr_msg *m, int nfds);
 enum pr_msg_err pr_msg_validate(const struct pr_msg *m, enum pr_msg_dir dir, int nfds);
 
 /* Start a message of a type: zero its header and body (the bytes the record

@@ -22,7 +22,7 @@ void (*mon_exit_hook)(int code);
 
 void mon_init(int fd)
 {
-	pr_ipc_init(&mon_ipc, fd, PR_DIR_TO_WORKER);
+	pr_ipc_init(&mon_ipc, fd, pr_msg_validate_m2w);
 }
 
 static void log_text(enum pr_log_level level, const char *buf)

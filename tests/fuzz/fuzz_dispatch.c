@@ -269,7 +269,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ans.u.answer.status = LCHAN_OK;
 	if (send(lsv[1], &ans, sizeof(ans), MSG_NOSIGNAL) != sizeof(ans))
 		abort();
-	pr_ipc_init(&w, wsv[1], PR_DIR_TO_WORKER);
+	pr_ipc_init(&w, wsv[1], pr_msg_validate_m2w);
 	s = session_fuzz_new(&cfg, &ids, wsv[0], lsv[0]);
 	if (s == NULL)
 		abort();

@@ -659,7 +659,7 @@ int main(int argc, char **argv)
 	}
 	close(sv[1]);
 	close(cfd);
-	pr_ipc_init(&ipc, sv[0], PR_DIR_TO_MONITOR);
+	pr_ipc_init(&ipc, sv[0], pr_msg_validate_w2m);
 
 	pr_msg_init(&init, PR_M_INIT);
 	init.u.init.handshake_timeout = 10;

@@ -13,7 +13,7 @@ struct pr_ipc hw_ipc;
 
 void hw_init(void)
 {
-	pr_ipc_init(&hw_ipc, PR_FD_IPC, PR_DIR_TO_WORKER);
+	pr_ipc_init(&hw_ipc, PR_FD_IPC, pr_msg_validate_m2w);
 }
 
 void hw_read_line(char *buf, size_t cap)

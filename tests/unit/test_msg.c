@@ -2370,8 +2370,8 @@ static int chan_open(struct chan *c)
 		CHECK_MSG(0, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	pr_ipc_init(&c->mon, c->sv[0], PR_DIR_TO_MONITOR);
-	pr_ipc_init(&c->wrk, c->sv[1], PR_DIR_TO_WORKER);
+	pr_ipc_init(&c->mon, c->sv[0], pr_msg_validate_w2m);
+	pr_ipc_init(&c->wrk, c->sv[1], pr_msg_validate_m2w);
 	return 0;
 }
 
@@ -2865,7 +2865,7 @@ static void test_ipc_eof(void)
 	{
 		struct pr_ipc dead;
 
-		pr_ipc_init(&dead, -1, PR_DIR_TO_MONITOR);
+		pr_ipc_init(&dead, -1, pr_msg_validate_w2m);
 		errno = 0;
 		CHECK(pr_ipc_recv(&dead, &m, &fd, &why) == PR_IPC_ERR && errno == EBADF);
 	}

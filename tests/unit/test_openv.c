@@ -382,8 +382,8 @@ static void test_channel(void)
 		CHECK_MSG(0, "socketpair/pipe: %s", strerror(errno));
 		return;
 	}
-	pr_ipc_init(&mon, sv[0], PR_DIR_TO_MONITOR);
-	pr_ipc_init(&wrk, sv[1], PR_DIR_TO_WORKER);
+	pr_ipc_init(&mon, sv[0], pr_msg_validate_w2m);
+	pr_ipc_init(&wrk, sv[1], pr_msg_validate_m2w);
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		fds[i] = p[i % 2];
 	before = count_fds();
