@@ -288,6 +288,15 @@ def main(argv):
                 if verbose:
                     for src, fn, n in t_funcs:
                         print("      %4d  %s:%s" % (n, src, fn))
+        if len(report) > 1:
+            union, by_file = set(), {}
+            for r in report.values():
+                union |= r[0]
+            for (path, _) in union:
+                by_file[path] = by_file.get(path, 0) + 1
+            print("-- %s: %d lines reachable from %s input (the union)" % (name, len(union), " or ".join(report)))
+            for f in sorted(by_file):
+                print("  %6d  %s" % (by_file[f], f))
     return 0
 
 
