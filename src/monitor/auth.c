@@ -1,8 +1,10 @@
 /*
  * Daemon authentication (auth.h).  Every input of auth_check_response()
  * comes from the client: the line is split once, the rules are walked once
- * (one group lookup for the user, at most), the secrets file is read once,
- * and the response is compared in constant time.
+ * (one group lookup for the user, at most), the secrets file's lines
+ * (read by secrets_load() before the challenge, from the module's
+ * configuration alone) are scanned once, and the response is compared in
+ * constant time.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -225,11 +227,109 @@ static int rank(const char *name)
 	return -1;
 }
 
+void auth_forget(struct auth *a)
+{
+	if (a->secrets != NULL) {
+		explicit_bzero(a->secrets, a->secrets_len);
+		free(a->secrets);
+	}
+	a->secrets = NULL;
+	a->secrets_len = 0;
+}
+
+/* A reason not to use the file (late: it ranks after the user name check),
+ * and the log line it owes when a response consults it. */
+static void secrets_fail(struct auth *a, const char *err, int late, int level)
+{
+	a->secrets_err = err;
+	a->secrets_late = late;
+	a->note_level = level;
+}
+
+/*
+ * The module's secrets file, from its configuration alone (nothing of the
+ * client's): opened without following planted links, checked as "strict
+ * modes" asks, read whole with read(2) (no stdio: fdopen would call
+ * fcntl, which the filtered monitor lacks), and cut into rsyncd's
+ * fgets-sized lines, each stripped of its line end.  What rsyncd would
+ * log about the file is kept for when a response consults it.
+ */
+static void secrets_load(struct auth *a, const struct cfg_module *m)
+{
+	char why[512];
+	struct stat st;
+	size_t len = 0, o = 0;
+	char *raw = NULL;
+	int fd;
+
+	auth_forget(a);
+	a->secrets_err = NULL;
+	a->note[0] = '\0';
+	if (m->secrets_file == NULL || m->secrets_file[0] == '\0') {
+		secrets_fail(a, "no secrets file", 0, 0);
+		return;
+	}
+	if ((fd = safe_open(m->secrets_file, O_RDONLY | O_NONBLOCK, 0, why, sizeof(why))) < 0) {
+		if (errno != ENOENT)
+			snprintf(a->note, sizeof(a->note), "secrets file %s: %s", m->secrets_file, why);
+		secrets_fail(a, "no secrets file", 0, PR_LOG_WARNING);
+		return;
+	}
+	if (fstat(fd, &st) < 0) {
+		snprintf(a->note, sizeof(a->note), "fstat(%s): %s", m->secrets_file, strerror(errno));
+		secrets_fail(a, "ignoring secrets file", 0, PR_LOG_ERR);
+	} else if (m->strict_modes && (st.st_mode & 06) != 0) {
+		snprintf(a->note, sizeof(a->note), "secrets file must not be other-accessible (see strict modes option)");
+		secrets_fail(a, "ignoring secrets file", 0, PR_LOG_INFO);
+	} else if (m->strict_modes && geteuid() == 0 && st.st_uid != 0) {
+		snprintf(a->note, sizeof(a->note),
+			 "secrets file must be owned by root when running as root (see strict modes)");
+		secrets_fail(a, "ignoring secrets file", 0, PR_LOG_INFO);
+	} else if (!S_ISREG(st.st_mode) || st.st_size > SECRETS_MAX) {
+		snprintf(a->note, sizeof(a->note), "secrets file %s: not a regular file of at most 1 MiB",
+			 m->secrets_file);
+		secrets_fail(a, "ignoring secrets file", 1, PR_LOG_ERR);
+	} else if ((raw = malloc((size_t)st.st_size + 1)) == NULL ||
+		   (a->secrets = malloc(2 * (size_t)st.st_size + 1)) == NULL) { /* a NUL per line at most */
+		secrets_fail(a, "out of memory", 1, 0);
+	}
+	while (a->secrets != NULL && len < (size_t)st.st_size) {
+		ssize_t r = read(fd, raw + len, (size_t)st.st_size - len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	for (size_t pos = 0; a->secrets != NULL && pos < len; ) {
+		const char *nl = memchr(raw + pos, '\n', len - pos);
+		size_t take = nl ? (size_t)(nl - (raw + pos)) + 1 : len - pos;
+		const char *s = raw + pos, *end;
+
+		if (take > SECRET_LINE - 1)
+			take = SECRET_LINE - 1;
+		end = s + take;
+		pos += take;
+		while (s < end && (*s == '\r' || *s == '\n'))
+			s++;
+		while (s < end && *s != '\r' && *s != '\n')
+			a->secrets[o++] = *s++;
+		a->secrets[o++] = '\0';
+	}
+	a->secrets_len = o;
+	if (raw != NULL)
+		explicit_bzero(raw, len);
+	free(raw);
+}
+
 int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, const char *addr,
 	       char *text, size_t textlen)
 {
 	int floor = m->auth_digest ? rank(m->auth_digest) : (int)NDIGESTS;
 
+	auth_forget(a);
 	a->digest = -1;
 	a->md4_old = a->digests[0] == '\0' && a->protocol < 30;
 	if (a->digests[0] == '\0')
@@ -257,6 +357,7 @@ int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, con
 	}
 	/* rsyncd's challenge is as long as a digest of the chosen kind */
 	b64(a->nonce, digests[a->digest].len, a->challenge);
+	secrets_load(a, m);
 	return 0;
 }
 
@@ -297,82 +398,30 @@ static int answers(const struct auth *a, const char *pw, const char *resp)
 
 /* The secrets file's verdict for user (or the @group whose rule matched):
  * NULL when resp answers one of their passwords, else rsyncd's reason. */
-static const char *check_secret(const struct auth *a, const struct cfg_module *m, const char *user,
-				const char *group, const char *resp)
+static const char *check_secret(const struct auth *a, const char *user, const char *group, const char *resp)
 {
-	char line[SECRET_LINE], why[512];
 	const char *err = "secret not found", *want[2] = { user, group };
-	struct stat st;
-	size_t len = 0, pos = 0;
-	char *buf = NULL;
-	int fd;
 
-	if (m->secrets_file == NULL || m->secrets_file[0] == '\0')
-		return "no secrets file";
-	if ((fd = safe_open(m->secrets_file, O_RDONLY | O_NONBLOCK, 0, why, sizeof(why))) < 0) {
-		if (errno != ENOENT)
-			log_msg(PR_LOG_WARNING, "secrets file %s: %s", m->secrets_file, why);
-		return "no secrets file";
-	}
-	if (fstat(fd, &st) < 0) {
-		log_msg(PR_LOG_ERR, "fstat(%s): %s", m->secrets_file, strerror(errno));
-		err = "ignoring secrets file";
-	} else if (m->strict_modes && (st.st_mode & 06) != 0) {
-		log_msg(PR_LOG_INFO, "secrets file must not be other-accessible (see strict modes option)");
-		err = "ignoring secrets file";
-	} else if (m->strict_modes && geteuid() == 0 && st.st_uid != 0) {
-		log_msg(PR_LOG_INFO, "secrets file must be owned by root when running as root (see strict modes)");
-		err = "ignoring secrets file";
-	} else if (user[0] == '#') {
-		err = "invalid username"; /* it would match a comment */
-	} else if (!S_ISREG(st.st_mode) || st.st_size > SECRETS_MAX) {
-		log_msg(PR_LOG_ERR, "secrets file %s: not a regular file of at most 1 MiB", m->secrets_file);
-		err = "ignoring secrets file";
-	} else if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		err = "out of memory";
-	}
-	/* Read whole with read(2) (no stdio: fdopen would call fcntl, which the
-	 * filtered monitor lacks), then taken in rsyncd's fgets-sized lines. */
-	while (buf != NULL && len < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	while (buf != NULL && pos < len && (want[0] || want[1])) {
-		const char *nl = memchr(buf + pos, '\n', len - pos);
-		size_t take = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
-		char *s;
-		int g;
+	if (a->note[0] != '\0' && (a->secrets_err == NULL || !a->secrets_late || user[0] != '#'))
+		log_msg((enum pr_log_level)a->note_level, "%s", a->note);
+	if (a->secrets_err != NULL && !a->secrets_late)
+		return a->secrets_err;
+	if (user[0] == '#')
+		return "invalid username"; /* it would match a comment */
+	if (a->secrets_err != NULL)
+		return a->secrets_err;
+	for (const char *s = a->secrets; s != NULL && s < a->secrets + a->secrets_len && (want[0] || want[1]);
+	     s += strlen(s) + 1) {
+		int g = s[0] == '@';
 		size_t n;
 
-		if (take > sizeof(line) - 1)
-			take = sizeof(line) - 1;
-		memcpy(line, buf + pos, take);
-		line[take] = '\0';
-		pos += take;
-		s = line + strspn(line, "\r\n");
-		g = s[0] == '@';
-		s[strcspn(s, "\r\n")] = '\0';
-		s += g;
-		if (want[g] == NULL || strncmp(s, want[g], n = strlen(want[g])) != 0 || s[n] != ':')
+		if (want[g] == NULL || strncmp(s + g, want[g], n = strlen(want[g])) != 0 || s[g + n] != ':')
 			continue;
-		if (answers(a, s + n + 1, resp)) {
-			err = NULL;
-			break;
-		}
+		if (answers(a, s + g + n + 1, resp))
+			return NULL;
 		err = "password mismatch";
 		want[g] = NULL; /* one line per name, as rsyncd */
 	}
-	if (buf != NULL) {
-		explicit_bzero(buf, len);
-		free(buf);
-	}
-	explicit_bzero(line, sizeof(line));
 	return err;
 }
 
@@ -442,14 +491,15 @@ static int match_rule(const char *rules, const char *user, char *group, size_t g
 	return 0;
 }
 
-int auth_check_response(const struct auth *a, const struct cfg_module *m, const char *line,
-			const char *host, const char *addr)
+int auth_check_response(struct auth *a, const struct cfg_module *m, const char *line, const char *host,
+			const char *addr)
 {
 	const char *sp = strchr(line, ' '), *err;
 	char user[PR_TEXT_MAX], group[256] = "", clean[PR_TEXT_MAX * 4 + 1];
 	int kind;
 
 	if (sp == NULL || a->digest < 0) {
+		auth_forget(a);
 		log_msg(PR_LOG_INFO, "auth failed on module %s from %s (%s): invalid challenge response",
 			m->name, host, addr);
 		return -1;
@@ -461,7 +511,8 @@ int auth_check_response(const struct auth *a, const struct cfg_module *m, const 
 	else if (kind == 'd')
 		err = "denied by rule";
 	else
-		err = check_secret(a, m, user, group[0] ? group : NULL, sp + 1);
+		err = check_secret(a, user, group[0] ? group : NULL, sp + 1);
+	auth_forget(a);
 	if (err == NULL)
 		return 0;
 	log_sanitize(clean, sizeof(clean), user);

@@ -6,9 +6,11 @@
  * (PR_W_HELLO), the challenge line the monitor made (PR_M_AUTHREQ), and the
  * client's "USER RESPONSE" line back (PR_W_AUTH); the monitor answers with
  * the selection's OK or @ERROR.  The secrets never leave this process: the
- * file is read at each login (as rsyncd reads it), after the worker was
- * exec'd into its own address space, into buffers wiped after use, and
- * nothing derived from a password is sent back.
+ * file is read at each login (as rsyncd reads it; here when the challenge
+ * is made, from the module's configuration alone, so that the client's
+ * response reaches only the lookup), after the worker was exec'd into its
+ * own address space, into buffers wiped after use, and nothing derived
+ * from a password is sent back.
  *
  * Digests, strongest first, the daemon's order of preference: sha512,
  * sha256, sha1, md5 (OpenSSL), md4 (src/proto/md4.c).  The first of them
@@ -28,6 +30,15 @@ struct auth {
 	int digest;                    /* chosen by auth_begin, index of the table */
 	int md4_old;                   /* rsync's seeded md4 of old protocols */
 	char challenge[PR_CHALLENGE_MAX + 1];
+	/* The selected module's secrets file, read by auth_begin() from the
+	 * module's configuration alone; the response check only looks names
+	 * up in it, then wipes it. */
+	char *secrets;                 /* its lines, each NUL-terminated */
+	size_t secrets_len;
+	const char *secrets_err;       /* NULL, or rsyncd's reason it is not used */
+	int secrets_late;              /* that reason ranks after the user name check */
+	int note_level;                /* a log line owed when the file is consulted */
+	char note[1024];
 };
 
 /* Before the worker exists: the nonce, and OpenSSL's digests fetched so
@@ -36,8 +47,9 @@ int auth_init(struct auth *a, const struct cfg *c);
 
 /*
  * Module m needs a login: choose the digest, check "auth digest", make the
- * challenge (a->challenge).  0, or -1 with the client's @ERROR line in text
- * (the refusal is logged as rsyncd logs it).
+ * challenge (a->challenge), and read the module's secrets file (as rsyncd,
+ * once per login).  0, or -1 with the client's @ERROR line in text (the
+ * refusal is logged as rsyncd logs it).
  */
 int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, const char *addr,
 	       char *text, size_t textlen);
@@ -47,9 +59,13 @@ int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, con
  * must match an "auth users" rule that is not :deny, and its response
  * must be the digest of a password of the secrets file for that user (or
  * for the @group whose rule matched) and the challenge.  0 if it
- * authenticates, -1 otherwise (logged with rsyncd's reason).
+ * authenticates, -1 otherwise (logged with rsyncd's reason).  One check
+ * per auth_begin(): it wipes what auth_begin() read.
  */
-int auth_check_response(const struct auth *a, const struct cfg_module *m, const char *line,
-			const char *host, const char *addr);
+int auth_check_response(struct auth *a, const struct cfg_module *m, const char *line, const char *host,
+			const char *addr);
+
+/* Wipe what auth_begin() read, for a session that ends without a response. */
+void auth_forget(struct auth *a);
 
 #endif

@@ -937,6 +937,7 @@ int session_main(const struct session_opts *o)
 	if (s == NULL)
 		return 1;
 	rc = session_run(s, o);
+	auth_forget(&s->auth);
 	access_free(&s->acc);
 	cfgsnap_parsed_free(&s->cfg);
 	prefault_free(s, sizeof(*s));
@@ -991,6 +992,7 @@ void session_fuzz_free(struct session *s)
 	mfw_free(&s->fs.byname);
 	mfw_free(&s->fs.canon);
 	modfilter_free(&s->fs.hide);
+	auth_forget(&s->auth);
 	if (s->lsn.fd >= 0)
 		close(s->lsn.fd);
 	close(s->ipc.fd);

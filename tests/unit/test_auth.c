@@ -137,6 +137,7 @@ static void test_negotiation(void)
 			CHECK_MSG(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0, "%s accepted", cases[i].want);
 			/* the other md4 variant is a different digest */
 			if (strcmp(cases[i].want, "md4") == 0) {
+				CHECK(begin(&a, &m, cases[i].list, cases[i].protocol, text) == 0);
 				response("md4", !cases[i].old, "pw1", a.challenge, want);
 				snprintf(line, sizeof(line), "alice %s", want);
 				CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
@@ -150,6 +151,8 @@ static void test_negotiation(void)
 
 		snprintf(first, sizeof(first), "%s", a.challenge);
 		CHECK(auth_init(&b, &grp_cfg) == 0 && begin(&b, &m, "md5", 32, text) == 0 && strcmp(first, b.challenge) != 0);
+		auth_forget(&b); /* no response: the secrets read are wiped all the same */
+		CHECK(b.secrets == NULL);
 	}
 	/* a list with none of ours */
 	CHECK(begin(&a, &m, "xxh128 md6", 32, text) < 0 &&
@@ -242,21 +245,30 @@ static void test_malformed(void)
 	CHECK(auth_init(&a, &grp_cfg) == 0 && begin(&a, &m, "md5", 32, text) == 0);
 	response("md5", 0, "pw1", a.challenge, want);
 	CHECK(auth_check_response(&a, &m, "", "host", "10.0.0.1") < 0 && logged("invalid challenge response"));
+	CHECK(begin(&a, &m, "md5", 32, text) == 0); /* one response per challenge */
 	CHECK(auth_check_response(&a, &m, "alice", "host", "10.0.0.1") < 0 && logged("invalid challenge response"));
+	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, "alice ", "host", "10.0.0.1") < 0);
 	snprintf(line, sizeof(line), "alice %s=", want);
+	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
 	snprintf(line, sizeof(line), "alice %.*s", (int)strlen(want) - 1, want);
+	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
 	snprintf(line, sizeof(line), "alice  %s", want);
+	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
 	snprintf(line, sizeof(line), "alice %s extra", want);
+	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
 	snprintf(line, sizeof(line), "alice %s", want);
+	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
 	/* control bytes in the user name are escaped in the log */
+	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, "al\033[2Jice x", "host", "10.0.0.1") < 0 &&
 	      logged("for al\\033[2Jice: no matching rule"));
+	CHECK(a.secrets == NULL); /* the check wiped what auth_begin read */
 	/* no auth_begin: nothing is accepted */
 	{
 		struct auth none;
@@ -291,8 +303,10 @@ static void test_secrets_file(void)
 		snprintf(line, sizeof(line), "alice %s", want);
 		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
 		m.secrets_file = NULL;
+		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
 		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 && logged("no secrets file"));
 		m.secrets_file = (char *)"/nonexistent/secrets";
+		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
 		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 && logged("no secrets file"));
 	}
 	if (geteuid() == 0) {
