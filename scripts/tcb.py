@@ -55,6 +55,9 @@ TRUSTED_DATA = {
         "pr_policy_load_with": "loads the allow-list compiled from policy/monitor.policy",
         "pr_policy_monitor": "that allow-list: a constant table generated from policy/monitor.policy",
         "sigsys_lookup": "reads the kernel's seccomp audit records from /dev/kmsg",
+        "modlog_select": "picks the selected module's log file among those opened before the worker "
+                         "existed, from its log settings and the global ones (configuration only; "
+                         "the syslog tag naming the session is modlog_syslog's, counted)",
         "secrets_load": "reads the selected module's secrets file, named by its configuration (auth_begin "
                         "calls it with the module alone, before the challenge is sent): the client's "
                         "response only looks names up in the lines it cut",

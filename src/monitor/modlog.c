@@ -89,11 +89,9 @@ void modlog_prepare(struct modlog *ml, const struct cfg *cfg)
 		log_syslog_connect();
 }
 
-void modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_module *mod, const char *host,
-		   const char *addr, const char *user)
+int modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_module *mod)
 {
 	const char *path = own_file(cfg, mod);
-	char tag[LOG_TAG_MAX];
 	int fd = -1, err = ENOENT;
 
 	for (size_t j = 0; j < ml->n; j++) {
@@ -109,18 +107,23 @@ void modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_mo
 		if (fd < 0) {
 			log_msg(PR_LOG_ERR, "module %s: cannot open log file %s: %s; logging where the session started",
 				mod->name, path, strerror(err));
-			return;
+			return 0;
 		}
 		log_use_fd(fd);
-		return;
+		return 0;
 	}
 	/* Syslog: after a global log file the module's "log file =" asks for
 	 * it; otherwise only another facility or tag changes anything
 	 * (rsyncd compares the tags as written, before expansion). */
-	if (mod->log_file != NULL || (cfg->log_file == NULL && !log_to_syslog()) ||
-	    (cfg->log_file == NULL && !differ(mod->syslog_tag, cfg->syslog_tag) &&
-	     !differ(mod->syslog_facility, cfg->syslog_facility)))
-		return;
+	return !(mod->log_file != NULL || (cfg->log_file == NULL && !log_to_syslog()) ||
+		 (cfg->log_file == NULL && !differ(mod->syslog_tag, cfg->syslog_tag) &&
+		  !differ(mod->syslog_facility, cfg->syslog_facility)));
+}
+
+void modlog_syslog(const struct cfg_module *mod, const char *host, const char *addr, const char *user)
+{
+	char tag[LOG_TAG_MAX];
+
 	modlog_expand_tag(tag, sizeof(tag), mod->syslog_tag, mod, host, addr, user);
 	(void)log_use_syslog(mod->syslog_facility, tag);
 }

@@ -9,8 +9,9 @@
  * Everything a switch needs is acquired by modlog_prepare(), as root and
  * before the worker exists: each module's own log file is opened (created
  * if need be), and the syslog socket connected when some module may log
- * there.  modlog_select() then only picks, so it works in a monitor that
- * may no longer open files or sockets.
+ * there.  modlog_select() then only picks (from the configuration alone),
+ * and modlog_syslog() names the session in the tag, so both work in a
+ * monitor that may no longer open files or sockets.
  */
 #ifndef PRSYNCD_MODLOG_H
 #define PRSYNCD_MODLOG_H
@@ -28,9 +29,14 @@ struct modlog {
 
 void modlog_prepare(struct modlog *ml, const struct cfg *cfg);
 
-/* At selection: switch the session's log; closes the files not chosen. */
-void modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_module *mod, const char *host,
-		   const char *addr, const char *user);
+/* At selection, from the module's log settings alone: switch to its own
+ * log file, closing the files not chosen.  1 if the session moves to
+ * another syslog facility or tag instead (then call modlog_syslog()). */
+int modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_module *mod);
+
+/* Switch to the module's syslog facility and tag, the tag expanded with
+ * the session's values. */
+void modlog_syslog(const struct cfg_module *mod, const char *host, const char *addr, const char *user);
 
 /* Expand the %RSYNC_...% session variables of a syslog tag, rsync's way:
  * an unknown or unterminated %NAME stays as written. */

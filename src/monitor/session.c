@@ -381,7 +381,8 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 		       sizeof(text)) < 0)
 		return select_error(s, text);
 	mod = &s->sel.m;
-	modlog_select(&s->ml, &s->cfg, mod, s->mhost, s->addr, s->user);
+	if (modlog_select(&s->ml, &s->cfg, mod))
+		modlog_syslog(mod, s->mhost, s->addr, s->user);
 	xferlog_init(&s->xl, mod, s->mhost, s->addr, s->user);
 	if (confine(s) < 0)
 		return -1;
