@@ -58,6 +58,8 @@ TRUSTED_DATA = {
         "modlog_select": "picks the selected module's log file among those opened before the worker "
                          "existed, from its log settings and the global ones (configuration only; "
                          "the syslog tag naming the session is modlog_syslog's, counted)",
+        "xferlog_init": "compiles the selected module's log format (configuration text) into pieces; "
+                        "keeps the session's host, address and user for the records without reading them",
         "secrets_load": "reads the selected module's secrets file, named by its configuration (auth_begin "
                         "calls it with the module alone, before the challenge is sent): the client's "
                         "response only looks names up in the lines it cut",

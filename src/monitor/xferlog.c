@@ -16,6 +16,7 @@
  * (1: "1,234,567", 2: "1.23M", 3: "1.18M"), "%%" is '%', and any other
  * escape is kept as written.  Every piece is bounded by the output size.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,16 +42,6 @@
 #define ITEM_LOCAL_CHANGE 0x4000
 #define ITEM_TRANSFER 0x8000
 #define WIDTH_MAX 4096
-
-void xferlog_init(struct xferlog *x, const struct cfg_module *mod, const char *host, const char *addr,
-		  const char *user)
-{
-	memset(x, 0, sizeof(*x));
-	x->mod = mod;
-	x->host = host;
-	x->addr = addr;
-	x->user = user ? user : "";
-}
 
 /* rsyncd's escaping of the names it logs: a control byte but tab as
  * "\#ooo", and a backslash that would read as such an escape as "\#134";
@@ -82,7 +73,7 @@ int xferlog_start(struct xferlog *x, const struct pr_w_start *req, struct pr_msg
 	log_msg(PR_LOG_INFO, "rsync %s %s from %s%s%s (%s)", req->sender ? "on" : "to", clean, x->user,
 		x->user[0] ? "@" : "", x->host, x->addr);
 	x->files = x->mod->transfer_logging != 0;
-	x->itemized = x->files && xferlog_has(x->mod->log_format, 'i');
+	x->itemized = x->files && x->uses_i;
 	pr_msg_init(answer, PR_M_XFERLOG);
 	answer->u.xferlog.files = (uint32_t)x->files;
 	answer->u.xferlog.itemized = (uint32_t)x->itemized;
@@ -97,7 +88,7 @@ int xferlog_file(struct xferlog *x, const struct pr_w_xfer *r)
 		log_msg(PR_LOG_ERR, "worker sent a transfer record the monitor did not ask for; ending session");
 		return -1;
 	}
-	xferlog_format(line, sizeof(line), x->mod->log_format, x, r);
+	xferlog_format(line, sizeof(line), x, r);
 	escape(clean, sizeof(clean), line);
 	log_msg(PR_LOG_INFO, "%s", clean);
 	return 0;
@@ -130,16 +121,45 @@ static struct spec parse_spec(const char *p)
 	return s;
 }
 
-int xferlog_has(const char *fmt, char c)
+/*
+ * The format, cut once into text and escapes (rsyncd's reading of it,
+ * escape by escape), so that a record only fills the escapes in.  A
+ * format of CFG_LOG_FORMAT_MAX bytes has at most one piece per byte and
+ * one more.
+ */
+void xferlog_init(struct xferlog *x, const struct cfg_module *mod, const char *host, const char *addr,
+		  const char *user)
 {
-	for (const char *p = strchr(fmt, '%'); p != NULL; p = strchr(p, '%')) {
-		struct spec s = parse_spec(p);
+	static const char known[] = "ahmPuofnLlbcpUGBiMtC%";
+	const char *fmt = mod->log_format ? mod->log_format : "", *p = fmt;
+	size_t max = sizeof(x->item) / sizeof(x->item[0]);
 
-		if (s.letter == c)
-			return 1;
-		p += s.len ? s.len : 1;
+	if (strlen(fmt) > CFG_LOG_FORMAT_MAX) /* the loader refuses it */
+		p = "";
+
+	memset(x, 0, offsetof(struct xferlog, item));
+	x->mod = mod;
+	x->host = host;
+	x->addr = addr;
+	x->user = user ? user : "";
+	while (*p && x->nitems + 2 <= max) {
+		const char *pct = strchr(p, '%');
+		struct spec s;
+
+		if (pct != p) {
+			x->item[x->nitems++] = (struct xferlog_item){ .off = (uint16_t)(p - fmt),
+				.len = (uint16_t)(pct ? (size_t)(pct - p) : strlen(p)) };
+			if (pct == NULL)
+				break;
+		}
+		s = parse_spec(pct);
+		p = pct + s.len;
+		x->item[x->nitems++] = (struct xferlog_item){ .off = (uint16_t)(pct - fmt), .len = (uint16_t)s.len,
+			.letter = s.letter && strchr(known, s.letter) ? s.letter : '\0', .width = (uint16_t)s.width,
+			.left = (uint8_t)s.left, .zero = (uint8_t)s.zero,
+			.humanize = (uint8_t)(s.humanize > 3 ? 3 : s.humanize) };
+		x->uses_i |= s.letter == 'i';
 	}
-	return 0;
 }
 
 /* The output buffer: appends are cut at its end. */
@@ -246,8 +266,7 @@ static void stamp(char *buf, size_t cap, time_t t, char sep)
 		 tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-void xferlog_format(char *out, size_t cap, const char *fmt, const struct xferlog *x,
-		    const struct pr_w_xfer *r)
+void xferlog_format(char *out, size_t cap, const struct xferlog *x, const struct pr_w_xfer *r)
 {
 	struct out o = { out, cap, 0 };
 	char buf[PR_RELPATH_MAX + 8];
@@ -255,21 +274,14 @@ void xferlog_format(char *out, size_t cap, const char *fmt, const struct xferlog
 	if (cap == 0)
 		return;
 	out[0] = '\0';
-	for (const char *p = fmt; *p; ) {
-		const char *v = buf, *pct = strchr(p, '%');
-		struct spec s;
+	for (size_t i = 0; i < x->nitems; i++) {
+		const struct xferlog_item *s = &x->item[i];
+		const char *v = buf;
 		int numeric = 0;
 		size_t n;
 
-		if (pct == NULL) {
-			put(&o, p, strlen(p));
-			break;
-		}
-		put(&o, p, (size_t)(pct - p));
-		s = parse_spec(pct);
-		p = pct + s.len;
 		buf[0] = '\0';
-		switch (s.letter) {
+		switch (s->letter) {
 		case 'a': v = x->addr; break;
 		case 'h': v = x->host; break;
 		case 'm': v = x->mod->name; break;
@@ -284,9 +296,9 @@ void xferlog_format(char *out, size_t cap, const char *fmt, const struct xferlog
 			snprintf(buf, sizeof(buf), "%s%s", r->link == PR_XLINK_SYMLINK ? " -> " :
 				 r->link == PR_XLINK_HARD ? " => " : "", r->target.s);
 			break;
-		case 'l': human(buf, sizeof(buf), r->length, s.humanize); break;
-		case 'b': human(buf, sizeof(buf), r->bytes, s.humanize); break;
-		case 'c': human(buf, sizeof(buf), r->sum_bytes, s.humanize); break;
+		case 'l': human(buf, sizeof(buf), r->length, s->humanize); break;
+		case 'b': human(buf, sizeof(buf), r->bytes, s->humanize); break;
+		case 'c': human(buf, sizeof(buf), r->sum_bytes, s->humanize); break;
 		case 'p':
 			numeric = 1;
 			snprintf(buf, sizeof(buf), "%d", (int)getpid());
@@ -307,22 +319,21 @@ void xferlog_format(char *out, size_t cap, const char *fmt, const struct xferlog
 		case 'M': stamp(buf, sizeof(buf), (time_t)r->mtime, '-'); break;
 		case 't': stamp(buf, sizeof(buf), time(NULL), ' '); break;
 		case 'C':
-			for (uint32_t i = 0; i < r->sum_len; i++)
-				snprintf(buf + 2 * i, 3, "%02x", r->flags & PR_XFER_SUM ? r->sum[i] : 0);
+			for (uint32_t k = 0; k < r->sum_len; k++)
+				snprintf(buf + 2 * k, 3, "%02x", r->flags & PR_XFER_SUM ? r->sum[k] : 0);
 			if (!(r->flags & PR_XFER_SUM))
 				memset(buf, ' ', 2 * r->sum_len);
 			break;
 		case '%': v = "%"; break;
-		default:
-			/* an unknown escape, or the format's end: as written */
-			put(&o, pct, s.len);
+		default: /* text, an unknown escape, or the format's end: as written */
+			put(&o, x->mod->log_format + s->off, s->len);
 			continue;
 		}
 		n = strlen(v);
-		if (!s.left && s.width > n)
-			pad(&o, numeric && s.zero ? '0' : ' ', s.width - n);
+		if (!s->left && s->width > n)
+			pad(&o, numeric && s->zero ? '0' : ' ', s->width - n);
 		put(&o, v, n);
-		if (s.left && s.width > n)
-			pad(&o, ' ', s.width - n);
+		if (s->left && s->width > n)
+			pad(&o, ' ', s->width - n);
 	}
 }

@@ -10,18 +10,32 @@
 #define PRSYNCD_XFERLOG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "msg.h"
+
+/* One piece of the module's "log format", compiled at selection: text
+ * copied as written (letter 0; an unknown escape too), or an escape. */
+struct xferlog_item {
+	uint16_t off, len;             /* where it is written in the format */
+	uint16_t width;
+	char letter;
+	uint8_t left, zero, humanize;  /* humanize: apostrophes, at most 3 */
+};
 
 struct xferlog {
 	const struct cfg_module *mod;  /* NULL until selection */
 	const char *host, *addr, *user;/* the session's; user "" without auth */
 	int started;                   /* PR_W_START seen (once) */
 	int files, itemized;           /* what PR_M_XFERLOG asked for */
+	int uses_i;                    /* the format has %i */
+	size_t nitems;
+	struct xferlog_item item[CFG_LOG_FORMAT_MAX + 1];
 };
 
-/* At module selection. */
+/* At module selection: compiles the module's log format (configuration
+ * only; host, addr and user are kept for the records, not read). */
 void xferlog_init(struct xferlog *x, const struct cfg_module *mod, const char *host, const char *addr,
 		  const char *user);
 
@@ -33,11 +47,8 @@ int xferlog_start(struct xferlog *x, const struct pr_w_start *req, struct pr_msg
  * monitor did not ask for. */
 int xferlog_file(struct xferlog *x, const struct pr_w_xfer *r);
 
-/* Expand fmt for record r into out (always NUL-terminated, cut at cap). */
-void xferlog_format(char *out, size_t cap, const char *fmt, const struct xferlog *x,
-		    const struct pr_w_xfer *r);
-
-/* Does fmt use the escape letter c (as rsyncd decides, e.g. %i)? */
-int xferlog_has(const char *fmt, char c);
+/* The compiled format for record r, into out (always NUL-terminated, cut
+ * at cap). */
+void xferlog_format(char *out, size_t cap, const struct xferlog *x, const struct pr_w_xfer *r);
 
 #endif

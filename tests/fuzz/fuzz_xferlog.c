@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	xferlog_init(&x, &mod, "host.example", "192.0.2.7", "user");
 	x.started = x.files = x.itemized = 1;
 	if (pr_msg_validate(&m, PR_DIR_TO_MONITOR, 0) == PR_MSG_OK) {
-		xferlog_format(line, sizeof(line), fmt, &x, &m.u.xfer);
+		xferlog_format(line, sizeof(line), &x, &m.u.xfer);
 		if (strlen(line) >= sizeof(line))
 			abort();
 		(void)xferlog_file(&x, &m.u.xfer);
