@@ -60,6 +60,9 @@ TRUSTED_DATA = {
                          "the syslog tag naming the session is modlog_syslog's, counted)",
         "xferlog_init": "compiles the selected module's log format (configuration text) into pieces; "
                         "keeps the session's host, address and user for the records without reading them",
+        "expected_response": "the digest of a secrets-file password and the monitor's own challenge, "
+                             "base64 (the response is compared with it by answers(), counted); the "
+                             "client chose only which digest, an index into a fixed table",
         "secrets_load": "reads the selected module's secrets file, named by its configuration (auth_begin "
                         "calls it with the module alone, before the challenge is sent): the client's "
                         "response only looks names up in the lines it cut",

@@ -361,13 +361,17 @@ int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, con
 	return 0;
 }
 
-/* Does resp answer the challenge for password pw?  Constant time in the
- * bytes compared; a digest that cannot be computed never matches. */
-static int answers(const struct auth *a, const char *pw, const char *resp)
+/*
+ * The response rsyncd expects for password pw: the chosen digest of pw
+ * and our challenge, in base64.  Nothing of the client's comes in: pw is
+ * a line of the operator's secrets file and the challenge is ours; the
+ * client only chose the digest, an index into digests[] (and the seeded
+ * md4 of old protocols).  A digest that cannot be computed gives "".
+ */
+static void expected_response(const struct auth *a, const char *pw, char want[PR_CHALLENGE_MAX + 1])
 {
 	static const unsigned char seed[4]; /* rsync's old md4 starts with the 4-byte seed 0 */
 	unsigned char d[64];
-	char want[PR_CHALLENGE_MAX + 1];
 	int ok = 1;
 
 	if (a->digest == D_MD4) {
@@ -390,8 +394,20 @@ static int answers(const struct auth *a, const char *pw, const char *resp)
 			lc.EVP_MD_CTX_free(c); /* cleanses its state */
 	}
 	b64(d, digests[a->digest].len, want);
-	ok = ok && strlen(resp) == strlen(want) && !differ(resp, want, strlen(want));
+	if (!ok)
+		want[0] = '\0';
 	explicit_bzero(d, sizeof(d));
+}
+
+/* Does resp answer the challenge for password pw?  Constant time in the
+ * bytes compared; a digest that cannot be computed never matches. */
+static int answers(const struct auth *a, const char *pw, const char *resp)
+{
+	char want[PR_CHALLENGE_MAX + 1];
+	int ok;
+
+	expected_response(a, pw, want);
+	ok = want[0] != '\0' && strlen(resp) == strlen(want) && !differ(resp, want, strlen(want));
 	explicit_bzero(want, sizeof(want));
 	return ok;
 }
