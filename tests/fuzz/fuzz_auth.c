@@ -3,7 +3,7 @@
  * (auth_check_response in src/monitor/auth.c, reached by a line the client
  * sends through the worker): the input is
  * "RULES\0SECRETS\0LINE\0DIGEST-LIST\0" then one byte of protocol.  The
- * secrets go to a file the check reads.  Oracle: a response is accepted
+ * secrets go to a file auth_begin() reads.  Oracle: a response is accepted
  * only if it really is the chosen digest of one of the file's passwords
  * and the challenge, computed here independently (OpenSSL; md4 through
  * src/proto/md4.c).
