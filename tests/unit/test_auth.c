@@ -285,6 +285,9 @@ static void test_secrets_file(void)
 	CHECK(login("alice", "alice", "pw1") < 0 &&
 	      logged("secrets file must not be other-accessible (see strict modes option)") &&
 	      logged("ignoring secrets file") == 0 /* same line already consumed */ );
+	/* read at the challenge, judged in rsyncd's order at the response:
+	 * the strict-modes verdict before a user named like a comment */
+	CHECK(login("*", "#x", "pw1") < 0 && logged("for #x: ignoring secrets file"));
 	write_secrets("alice:pw1\n", 0602);
 	CHECK(login("alice", "alice", "pw1") < 0);
 	write_secrets("alice:pw1\n", 0640);
@@ -308,6 +311,22 @@ static void test_secrets_file(void)
 		m.secrets_file = (char *)"/nonexistent/secrets";
 		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
 		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 && logged("no secrets file"));
+		/* not a regular file: after the user name check, and logged only
+		 * when the file is consulted */
+		m.secrets_file = dir;
+		m.auth_users = (char *)"*";
+		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
+		CHECK(auth_check_response(&a, &m, "#x y", "host", "10.0.0.1") < 0 && logged("for #x: invalid username"));
+		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
+		CHECK(logged("not a regular file") == 0);
+		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 &&
+		      logged("not a regular file of at most 1 MiB"));
+		/* the file is read at the challenge: a change after it is not seen */
+		write_secrets("alice:pw1\n", 0600);
+		m.secrets_file = secrets;
+		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
+		write_secrets("alice:other\n", 0600);
+		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
 	}
 	if (geteuid() == 0) {
 		write_secrets("alice:pw1\n", 0600);
