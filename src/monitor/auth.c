@@ -314,7 +314,7 @@ static void secrets_load(struct auth *a, const struct cfg_module *m)
 		pos += take;
 		while (s < end && (*s == '\r' || *s == '\n'))
 			s++;
-		while (s < end && *s != '\r' && *s != '\n')
+		while (s < end && *s != '\r' && *s != '\n' && *s != '\0') /* a NUL ends the line, as in rsyncd */
 			a->secrets[o++] = *s++;
 		a->secrets[o++] = '\0';
 	}

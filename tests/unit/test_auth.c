@@ -327,6 +327,16 @@ static void test_secrets_file(void)
 		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
 		write_secrets("alice:other\n", 0600);
 		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
+		/* a NUL ends a line: what follows it on that line is no entry */
+		{
+			static const char nul_line[] = "x\0alice:pw1\n";
+			int fd = open(secrets, O_WRONLY | O_TRUNC);
+
+			CHECK(fd >= 0 && write(fd, nul_line, sizeof(nul_line) - 1) == (ssize_t)sizeof(nul_line) - 1);
+			close(fd);
+			CHECK(begin(&a, &m, "sha1", 32, text) == 0);
+			CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 && logged("secret not found"));
+		}
 	}
 	if (geteuid() == 0) {
 		write_secrets("alice:pw1\n", 0600);
