@@ -47,7 +47,7 @@ PROTO_MSG   := src/proto/msg.c src/proto/ipc.c src/proto/seccomp_policy.c build/
 MSG_W2M     := src/proto/msg_w2m.c
 MSG_M2W     := src/proto/msg_m2w.c
 MSG_BOTH    := $(MSG_W2M) $(MSG_M2W) src/proto/msg_both.c
-PROTO_FILT  := src/proto/filter.c src/proto/wildmatch.c
+PROTO_FILT  := src/proto/filter.c src/proto/wildmatch.c src/proto/wildrun.c
 PROTO_WIRE  := src/proto/wire.c
 # MD4 for the worker's old-protocol checksums and the monitor's daemon auth.
 PROTO_HASH  := src/proto/md4.c

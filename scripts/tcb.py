@@ -51,6 +51,7 @@ TRUSTED_DATA = {
     "prsyncd-monitor": {
         "modfilter_add": "compiles the selected module's filter directives, text from the configuration snapshot",
         "mfw_init": "sizes a filter walk from the compiled rules",
+        "authusers_compile": "compiles the module's auth users rules, text from the configuration snapshot (auth_begin, the module only)",
         "lchan_ask": "asks the listener for the selected module's slot (an index) and checks the listener's answer",
         "pr_policy_load_with": "loads the allow-list compiled from policy/monitor.policy",
         "pr_policy_monitor": "that allow-list: a constant table generated from policy/monitor.policy",

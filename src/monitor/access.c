@@ -92,6 +92,28 @@ static int peer_of(const struct access_client *c, struct hosts_peer *p)
 	return 0;
 }
 
+int access_compile(struct access *a, const struct cfg *cfg)
+{
+	memset(a, 0, sizeof(*a));
+	a->allow = calloc(cfg->nmodules + 1, sizeof(*a->allow));
+	a->deny = calloc(cfg->nmodules + 1, sizeof(*a->deny));
+	if (a->allow == NULL || a->deny == NULL) {
+		access_free(a);
+		log_msg(PR_LOG_ERR, "hosts allow/deny: out of memory");
+		return -1;
+	}
+	/* a->n counts the modules whose lists are parsed, for access_free */
+	for (; a->n < cfg->nmodules; a->n++)
+		if (hosts_parse(&a->allow[a->n], cfg->modules[a->n].hosts_allow) < 0 ||
+		    hosts_parse(&a->deny[a->n], cfg->modules[a->n].hosts_deny) < 0) {
+			hosts_list_free(&a->allow[a->n]);
+			access_free(a);
+			log_msg(PR_LOG_ERR, "hosts allow/deny: out of memory");
+			return -1;
+		}
+	return 0;
+}
+
 int access_prepare(struct access *a, const struct cfg *cfg, const struct access_client *c)
 {
 	struct lookups *l = calloc(1, sizeof(*l));
@@ -100,8 +122,11 @@ int access_prepare(struct access *a, const struct cfg *cfg, const struct access_
 	char shown[HOSTS_TOKEN_MAX + 1];
 	int rc = 0;
 
-	memset(a, 0, sizeof(*a));
-	a->n = cfg->nmodules;
+	if (a->n != cfg->nmodules) {
+		log_msg(PR_LOG_ERR, "hosts allow/deny: the lists were not parsed");
+		free(l);
+		return -1;
+	}
 	a->allowed = calloc(a->n + 1, 1);
 	a->shown = calloc(a->n + 1, sizeof(*a->shown));
 	if (l == NULL || a->allowed == NULL || a->shown == NULL) {
@@ -118,8 +143,8 @@ int access_prepare(struct access *a, const struct cfg *cfg, const struct access_
 
 		p.name = cfg->reverse_lookup || !m->reverse_lookup || c->rname == NULL ? c->host : c->rname;
 		p.undetermined = strcmp(p.name, "UNDETERMINED") == 0;
-		a->allowed[i] = (unsigned char)hosts_allowed(m->hosts_allow, m->hosts_deny, &p, m->forward_lookup,
-							     &ns, shown, sizeof(shown));
+		a->allowed[i] = (unsigned char)hosts_decide(&a->allow[i], &a->deny[i], &p, m->forward_lookup, &ns,
+							    shown, sizeof(shown));
 		if (shown[0] || p.name != c->host)
 			rc = (a->shown[i] = strdup(shown[0] ? shown : p.name)) == NULL ? -1 : 0;
 	}
@@ -144,6 +169,12 @@ void access_free(struct access *a)
 {
 	for (size_t i = 0; a->shown && i < a->n; i++)
 		free(a->shown[i]);
+	for (size_t i = 0; a->allow && i < a->n; i++) {
+		hosts_list_free(&a->allow[i]);
+		hosts_list_free(&a->deny[i]);
+	}
+	free(a->allow);
+	free(a->deny);
 	free(a->shown);
 	free(a->allowed);
 	memset(a, 0, sizeof(*a));

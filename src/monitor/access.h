@@ -31,14 +31,22 @@ struct access_client {
 				     * NULL when no module wants one */
 };
 
+struct hosts_list;
+
 struct access {
 	size_t n;
+	struct hosts_list *allow, *deny; /* per module: its lists, parsed (access_compile) */
 	unsigned char *allowed;     /* per module: 1 admitted */
 	char **shown;               /* per module: the name rsyncd shows for the client */
 };
 
-/* Decide for every module of cfg.  0, or -1 (logged) if memory is short:
- * the caller then refuses the client. */
+/* Parse every module's "hosts allow" and "hosts deny" of cfg: the
+ * configuration only, before anything of the client is read.  0, or -1
+ * (logged) if memory is short: the caller then refuses the client. */
+int access_compile(struct access *a, const struct cfg *cfg);
+
+/* Decide for every module of cfg, on the lists access_compile parsed.  0,
+ * or -1 (logged) if memory is short: the caller then refuses the client. */
 int access_prepare(struct access *a, const struct cfg *cfg, const struct access_client *c);
 
 /* Module i: 1 admitted, 0 refused; *host is the name to show in its log

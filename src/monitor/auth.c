@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "authusers.h"
 #include "log.h"
 #include "md4.h"
 #include "safeopen.h"
@@ -29,9 +30,13 @@
 
 #define AUTH_GROUPS_MAX 64     /* groups of one user considered for @group rules */
 #define SECRET_LINE 1024       /* rsyncd reads the secrets file in lines of this size */
-#define RULE_MAX 1024          /* one "auth users" rule; longer ones never match */
 #define MEMBERSHIPS_MAX 262144 /* (user, group) pairs read for @group rules */
 #define SECRETS_MAX (1 << 20)  /* bytes of a secrets file read */
+
+/* The "auth users" rules of the module auth_begin() was last called for,
+ * compiled from its configuration (a session logs in to one module). */
+static struct authusers users;
+static const struct cfg_module *users_of;
 
 /*
  * Group memberships for @group rules, read before the worker exists: the
@@ -355,6 +360,14 @@ int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, con
 		snprintf(text, textlen, "@ERROR: auth failed on module %s", m->name);
 		return -1;
 	}
+	authusers_free(&users);
+	users_of = NULL;
+	if (authusers_compile(&users, m->auth_users) < 0) {
+		log_msg(PR_LOG_ERR, "daemon auth: out of memory");
+		snprintf(text, textlen, "@ERROR: auth failed on module %s", m->name);
+		return -1;
+	}
+	users_of = m;
 	/* rsyncd's challenge is as long as a digest of the chosen kind */
 	b64(a->nonce, digests[a->digest].len, a->challenge);
 	secrets_load(a, m);
@@ -462,45 +475,29 @@ static size_t user_groups(const char *user, char names[][256])
 }
 
 /*
- * The first "auth users" rule that matches user: 'd' (:deny), 'r' (:ro),
- * 'w' (:rw) or ' ' (none); 0 if none matches.  A list that starts with a
- * comma is split on commas only, each rule trimmed (rsync 3.5.0), else on
- * blanks and commas.  A @group rule names the matched group in group.
+ * The first of module m's "auth users" rules (authusers.h, compiled by
+ * auth_begin) that matches
+ * user: 'd' (:deny), 'r' (:ro), 'w' (:rw) or ' ' (none); 0 if none
+ * matches.  A @group rule names the matched group in group.
  */
-static int match_rule(const char *rules, const char *user, char *group, size_t grouplen)
+static int match_rule(const struct cfg_module *m, const char *user, char *group, size_t grouplen)
 {
 	static char names[AUTH_GROUPS_MAX][256];
-	const char *sep = rules[0] == ',' ? "," : " ,\t";
 	long ngroups = -1;
 
-	for (const char *p = rules + strspn(rules, sep); *p; p += strspn(p, sep)) {
-		const char *s = p;
-		size_t n = strcspn(p, sep);
-		char tok[RULE_MAX], *opt;
-		int kind = ' ';
+	if (m != users_of)
+		return 0;
+	for (size_t k = 0; k < users.n; k++) {
+		const struct authuser_rule *r = &users.r[k];
 
-		p += n;
-		while (sep[1] == '\0' && n > 0 && (*s == ' ' || *s == '\t')) /* comma mode: trimmed */
-			s++, n--;
-		while (sep[1] == '\0' && n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-			n--;
-		if (n == 0 || n >= sizeof(tok))
-			continue;
-		memcpy(tok, s, n);
-		tok[n] = '\0';
-		if ((opt = strchr(tok, ':')) != NULL) {
-			*opt++ = '\0';
-			kind = (opt[0] | 0x20) == 'd' ? 'd' : (opt[0] | 0x20) != 'r' ? ' ' :
-			       (opt[1] | 0x20) == 'o' ? 'r' : (opt[1] | 0x20) == 'w' ? 'w' : ' ';
-		}
-		if (tok[0] != '@' && pr_wildmatch(tok, user, strlen(user), PR_WILD_START))
-			return kind;
-		if (tok[0] == '@' && ngroups < 0)
+		if (!r->group && pr_wild_run(r->prog, user, strlen(user), PR_WILD_START))
+			return r->kind;
+		if (r->group && ngroups < 0)
 			ngroups = (long)user_groups(user, names);
-		for (long i = 0; tok[0] == '@' && i < ngroups; i++) {
-			if (pr_wildmatch(tok + 1, names[i], strlen(names[i]), PR_WILD_START)) {
+		for (long i = 0; r->group && i < ngroups; i++) {
+			if (pr_wild_run(r->prog, names[i], strlen(names[i]), PR_WILD_START)) {
 				snprintf(group, grouplen, "%s", names[i]);
-				return kind;
+				return r->kind;
 			}
 		}
 	}
@@ -521,7 +518,7 @@ int auth_check_response(struct auth *a, const struct cfg_module *m, const char *
 		return -1;
 	}
 	snprintf(user, sizeof(user), "%.*s", (int)(sp - line), line);
-	kind = match_rule(m->auth_users ? m->auth_users : "", user, group, sizeof(group));
+	kind = match_rule(m, user, group, sizeof(group));
 	if (kind == 0)
 		err = "no matching rule";
 	else if (kind == 'd')

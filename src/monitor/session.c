@@ -840,7 +840,8 @@ static int session_run(struct session *s, const struct session_opts *o)
 	 * control and authentication, before the worker exists. */
 	who = (struct access_client){ (struct sockaddr *)&s->peer, s->peerlen, s->host,
 				      wants_name(&s->cfg) ? s->rname : NULL };
-	if (access_prepare(&s->acc, &s->cfg, &who) < 0 || (wants_auth(&s->cfg) && auth_init(&s->auth, &s->cfg) < 0)) {
+	if (access_compile(&s->acc, &s->cfg) < 0 || access_prepare(&s->acc, &s->cfg, &who) < 0 ||
+	    (wants_auth(&s->cfg) && auth_init(&s->auth, &s->cfg) < 0)) {
 		refuse_early("@ERROR: daemon setup error");
 		return 1;
 	}

@@ -1,7 +1,10 @@
 /*
- * "hosts allow" / "hosts deny" (hosts.h).  Work per decision: one pass over
- * each list; per token at most one pattern match over the peer's name, one
- * numeric address parse and one question to the caller's name service.
+ * "hosts allow" / "hosts deny" (hosts.h).  The lists are parsed from the
+ * configuration (hosts_parse: numeric addresses and masks, patterns
+ * compiled); a decision (hosts_decide) only compares the peer with the
+ * parsed tokens.  Work per decision: one pass over each list; per token at
+ * most one run of a compiled pattern over the peer's name (linear in it),
+ * one masked comparison and one question to the caller's name service.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -92,103 +95,168 @@ static int parse_mask(const char *m, int family, size_t len, unsigned char mask[
 	return 1;
 }
 
-/* An ADDRESS token against the peer: 1, 0; -1 if the token is malformed. */
-static int match_address(const struct hosts_peer *p, char *tok)
+/* The ADDRESS form of tok into t: 1, 2 (/0: every address of its family),
+ * 0 if tok is a name, -1 if it is a malformed address. */
+static int parse_address(char *tok, struct hosts_token *t)
 {
 	char *slash = strchr(tok, '/');
-	unsigned char a[16], mask[16];
-	uint32_t scope;
-	int family, rc;
-	size_t len;
+	int rc;
 
 	if (slash)
 		*slash = '\0';
-	rc = looks_numeric(tok) ? parse_addr(tok, &family, a, &scope) : -2;
+	rc = looks_numeric(tok) ? parse_addr(tok, &t->family, t->a, &t->scope) : -2;
 	if (slash)
 		*slash = '/';
 	if (rc == -2)
-		return 0; /* a name, not an address */
-	if (rc < 0)
-		return -1;
-	len = family == AF_INET ? 4 : 16;
-	rc = parse_mask(slash ? slash + 1 : NULL, family, len, mask);
-	if (rc < 0)
-		return -1;
-	if (family != p->family || (scope != 0 && scope != p->scope))
 		return 0;
-	if (rc == 2)
+	if (rc < 0)
+		return -1;
+	return parse_mask(slash ? slash + 1 : NULL, t->family, t->family == AF_INET ? 4 : 16, t->mask);
+}
+
+static int parse_token(struct hosts_token *t, char *tok, int toolong)
+{
+	int addr;
+
+	memset(t, 0, sizeof(*t));
+	if ((t->toolong = (uint8_t)toolong) != 0)
+		return 0;
+	t->netgroup = tok[0] == '@' && tok[1] != '\0';
+	if ((t->text = strdup(tok + t->netgroup)) == NULL)
+		return -1;
+	if (t->netgroup)
+		return 0;
+	if ((t->prog = pr_wild_compile(tok, PR_WILD_STREAM)) == NULL)
+		return -1;
+	t->fwd = tok[strspn(tok, ".0123456789")] != '\0' && tok[strcspn(tok, ":/*?[")] == '\0';
+	addr = parse_address(tok, t);
+	t->addr = (uint8_t)(addr > 0 ? addr : 0);
+	return 0;
+}
+
+int hosts_parse(struct hosts_list *l, const char *list)
+{
+	char tok[HOSTS_TOKEN_MAX + 1];
+	int toolong;
+
+	memset(l, 0, sizeof(*l));
+	l->set = list != NULL && *list != '\0';
+	while (l->set && next_token(&list, tok, &toolong)) {
+		struct hosts_token *g = realloc(l->t, (l->n + 1) * sizeof(*g));
+
+		if (g == NULL)
+			goto fail;
+		l->t = g;
+		if (parse_token(&l->t[l->n++], tok, toolong) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	hosts_list_free(l);
+	return -1;
+}
+
+void hosts_list_free(struct hosts_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->t[i].text);
+		pr_wild_free(l->t[i].prog);
+	}
+	free(l->t);
+	memset(l, 0, sizeof(*l));
+}
+
+/* --- decisions: the peer against parsed tokens ------------------------------ */
+
+static int address_matches(const struct hosts_token *t, const struct hosts_peer *p)
+{
+	if (t->addr == 0 || t->family != p->family || (t->scope != 0 && t->scope != p->scope))
+		return 0;
+	if (t->addr == 2)
 		return 1;
-	for (size_t i = 0; i < len; i++)
-		if ((a[i] ^ p->addr[i]) & mask[i])
+	for (size_t i = 0; i < (t->family == AF_INET ? 4u : 16u); i++)
+		if ((t->a[i] ^ p->addr[i]) & t->mask[i])
 			return 0;
 	return 1;
 }
 
-/* Everything but the address forms, in rsyncd's order. */
-static int match_name(const struct hosts_peer *p, const char *lname, const char *tok, enum which w,
-		      int forward, const struct hosts_ns *ns, char *shown, size_t showlen)
+/* One token, in rsyncd's order: netgroup, pattern, forward lookup, address. */
+static int token_matches(const struct hosts_token *t, const struct hosts_peer *p, const char *lname,
+			 enum which w, int forward, const struct hosts_ns *ns, char *shown, size_t showlen)
 {
 	int r;
 
-	if (tok[0] == '@' && tok[1] != '\0')
-		return ns && ns->netgroup ? ns->netgroup(ns->ctx, tok + 1, p->name) == 1 : 0;
-	if (pr_wildmatch(tok, lname, strlen(lname), PR_WILD_START))
+	if (t->netgroup)
+		return ns && ns->netgroup ? ns->netgroup(ns->ctx, t->text, p->name) == 1 : 0;
+	if (pr_wild_run(t->prog, lname, strlen(lname), PR_WILD_START))
 		return 1;
-	if (!forward || tok[strspn(tok, ".0123456789")] == '\0' || tok[strcspn(tok, ":/*?[")] != '\0')
-		return 0;
-	r = ns && ns->forward ? ns->forward(ns->ctx, tok) : -1;
-	if (r == 1 && p->undetermined && shown && showlen)
-		snprintf(shown, showlen, "%s", tok);
-	return r == 1 || (r < 0 && w == DENY);
+	if (forward && t->fwd) {
+		r = ns && ns->forward ? ns->forward(ns->ctx, t->text) : -1;
+		if (r == 1 && p->undetermined && shown && showlen)
+			snprintf(shown, showlen, "%s", t->text);
+		return r == 1 || (r < 0 && w == DENY); /* a plain name is never an address */
+	}
+	return address_matches(t, p);
 }
 
-static int list_matches(const char *list, enum which w, const struct hosts_peer *p, int forward,
-			const struct hosts_ns *ns, char *shown, size_t showlen)
+static int list_matches(const struct hosts_list *l, enum which w, const struct hosts_peer *p, const char *lname,
+			int forward, const struct hosts_ns *ns, char *shown, size_t showlen)
 {
-	char tok[HOSTS_TOKEN_MAX + 1], lname[HOSTS_TOKEN_MAX + 1];
-	int toolong;
-	size_t i;
-
-	for (i = 0; p->name[i] && i < HOSTS_TOKEN_MAX; i++)
-		lname[i] = (char)tolower((unsigned char)p->name[i]);
-	lname[i] = '\0';
-	while (next_token(&list, tok, &toolong)) {
-		if (toolong) {
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->t[i].toolong) {
 			if (w == DENY)
 				return 1; /* cannot be judged: refuse */
 			continue;
 		}
-		if (match_name(p, lname, tok, w, forward, ns, shown, showlen) || match_address(p, tok) == 1)
+		if (token_matches(&l->t[i], p, lname, w, forward, ns, shown, showlen))
 			return 1;
 	}
 	return 0;
 }
 
-int hosts_allowed(const char *allow, const char *deny, const struct hosts_peer *p, int forward,
-		  const struct hosts_ns *ns, char *shown, size_t showlen)
+int hosts_decide(const struct hosts_list *allow, const struct hosts_list *deny, const struct hosts_peer *p,
+		 int forward, const struct hosts_ns *ns, char *shown, size_t showlen)
 {
+	char lname[HOSTS_TOKEN_MAX + 1];
+	size_t i;
+
+	for (i = 0; p->name[i] && i < HOSTS_TOKEN_MAX; i++)
+		lname[i] = (char)tolower((unsigned char)p->name[i]);
+	lname[i] = '\0';
 	if (shown && showlen)
 		shown[0] = '\0';
-	if (allow && !*allow)
-		allow = NULL;
-	if (deny && !*deny)
-		deny = NULL;
-	if (allow) {
-		if (list_matches(allow, ALLOW, p, forward, ns, shown, showlen))
+	if (allow->set) {
+		if (list_matches(allow, ALLOW, p, lname, forward, ns, shown, showlen))
 			return 1;
-		if (!deny)
+		if (!deny->set)
 			return 0;
 	}
-	if (deny && list_matches(deny, DENY, p, forward, ns, shown, showlen))
+	if (deny->set && list_matches(deny, DENY, p, lname, forward, ns, shown, showlen))
 		return 0;
 	if (shown && showlen)
 		shown[0] = '\0'; /* only a decisive match names the peer */
 	return 1;
 }
 
+int hosts_allowed(const char *allow, const char *deny, const struct hosts_peer *p, int forward,
+		  const struct hosts_ns *ns, char *shown, size_t showlen)
+{
+	struct hosts_list a, d;
+	int r = 0;
+
+	if (shown && showlen)
+		shown[0] = '\0';
+	if (hosts_parse(&a, allow) == 0 && hosts_parse(&d, deny) == 0) {
+		r = hosts_decide(&a, &d, p, forward, ns, shown, showlen);
+		hosts_list_free(&d);
+	}
+	hosts_list_free(&a);
+	return r;
+}
+
 const char *hosts_check(const char *list, char *bad, size_t badlen)
 {
-	static const struct hosts_peer none = { .family = AF_UNSPEC, .name = "" };
+	struct hosts_token t;
 	char tok[HOSTS_TOKEN_MAX + 1];
 	int toolong;
 
@@ -204,7 +272,7 @@ const char *hosts_check(const char *list, char *bad, size_t badlen)
 			memmove(pct, slash, strlen(slash) + 1);
 		else if (pct != NULL)
 			*pct = '\0';
-		if (match_address(&none, tok) < 0) {
+		if (parse_address(tok, &t) < 0) {
 			snprintf(bad, badlen, "%s", tok);
 			return "has a malformed address or mask";
 		}

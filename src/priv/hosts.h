@@ -50,13 +50,44 @@ struct hosts_ns {
 	void *ctx;
 };
 
+struct pr_wild;
+
+/* One token of a list, parsed once from the configuration (hosts_parse). */
+struct hosts_token {
+	char *text;             /* the token lower-cased; a netgroup's name without '@' */
+	struct pr_wild *prog;   /* the token as a pattern on the peer's name (stream program) */
+	uint8_t netgroup;       /* @NETGROUP */
+	uint8_t toolong;        /* longer than HOSTS_TOKEN_MAX: cannot be judged */
+	uint8_t fwd;            /* a plain name: asked to the forward lookup */
+	uint8_t addr;           /* 0 not an address (or malformed), 1 under mask, 2 every address */
+	int family;
+	uint32_t scope;
+	unsigned char a[16], mask[16];
+};
+
+struct hosts_list {
+	int set;                /* the directive is set (not NULL, not "") */
+	size_t n;
+	struct hosts_token *t;
+};
+
+/* Parse list (configuration text; NULL: unset).  0, or -1 if memory is
+ * short (l is then empty and unset). */
+int hosts_parse(struct hosts_list *l, const char *list);
+void hosts_list_free(struct hosts_list *l);
+
 /*
- * rsyncd's decision for the peer: 1 admitted, 0 refused.  allow and deny
- * may be NULL or "" (unset).  forward: the module's "forward lookup".  When
- * the peer is admitted or refused through a forward lookup while its name
- * is undetermined, rsyncd shows the configured name instead: it is copied
- * to shown (showlen bytes), else shown is set to "".
+ * rsyncd's decision for the peer: 1 admitted, 0 refused, from the parsed
+ * lists alone (no parsing here).  forward: the module's "forward lookup".
+ * When the peer is admitted or refused through a forward lookup while its
+ * name is undetermined, rsyncd shows the configured name instead: it is
+ * copied to shown (showlen bytes), else shown is set to "".
  */
+int hosts_decide(const struct hosts_list *allow, const struct hosts_list *deny, const struct hosts_peer *p,
+		 int forward, const struct hosts_ns *ns, char *shown, size_t showlen);
+
+/* hosts_parse both lists, hosts_decide, free them: for one-off decisions
+ * (tests).  Refuses (0) if memory is short. */
 int hosts_allowed(const char *allow, const char *deny, const struct hosts_peer *p, int forward,
 		  const struct hosts_ns *ns, char *shown, size_t showlen);
 

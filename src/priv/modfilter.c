@@ -51,7 +51,18 @@ static void clear(struct modfilter *mf)
 	mf->n = mf->words = mf->maxw = 0;
 }
 
-/* The mode of rule r on module paths; compiles its carried-state program. */
+/* A wildcard rule matched against one whole name: its program (the text
+ * after an anchoring '/', as pr_rule_finish compiles it for the worker). */
+static int whole_name(const struct pr_rule *r, struct mf_rule *m, int mode)
+{
+	m->mode = (uint8_t)mode;
+	if (!(r->flags & PR_FR_WILD))
+		return 0;
+	m->prog = pr_wild_compile(r->pat + (r->pat[0] == '/'), PR_WILD_STREAM);
+	return m->prog == NULL ? -1 : 0;
+}
+
+/* The mode of rule r on module paths; compiles the program it runs. */
 static int classify(const struct pr_rule *r, struct mf_rule *m)
 {
 	const char *pat = r->pat;
@@ -59,14 +70,10 @@ static int classify(const struct pr_rule *r, struct mf_rule *m)
 	int anchored = pat[0] == '/', tail;
 
 	memset(m, 0, sizeof(*m));
-	if (f & PR_FR_XATTR) {
-		m->mode = MF_M_OFF;
-		return 0;
-	}
-	if (r->slash_cnt == 0 && !(f & PR_FR_WILD2)) {
-		m->mode = MF_M_BASE;
-		return 0;
-	}
+	if (f & PR_FR_XATTR)
+		return whole_name(r, m, MF_M_OFF);
+	if (r->slash_cnt == 0 && !(f & PR_FR_WILD2))
+		return whole_name(r, m, MF_M_BASE);
 	tail = !anchored && !(f & PR_FR_WILD2);
 	m->mode = MF_M_STREAM;
 	m->pfx = (f & PR_FR_WILD2_PFX) != 0;
@@ -305,7 +312,7 @@ static void raw_match(struct mf_walk *w, size_t i, const char *name, size_t len,
 	if (m->mode == MF_M_BASE) {
 		if (r->flags & PR_FR_WILD) {
 			w->steps += len;
-			raw[0] = raw[1] = pr_wild_match(r->prog, name, len, PR_WILD_START);
+			raw[0] = raw[1] = pr_wild_run(m->prog, name, len, PR_WILD_START);
 		} else {
 			raw[0] = raw[1] = strlen(r->pat) == len && memcmp(r->pat, name, len) == 0;
 		}
@@ -377,9 +384,20 @@ unsigned mfw_walk_path(struct mf_walk *w, const char *path, unsigned want)
 
 int modfilter_hides_xattr(const struct modfilter *mf, const char *name)
 {
-	for (size_t i = 0; i < mf->n; i++)
-		if (pr_rule_match_xattr(&mf->r[i], name))
-			return !(mf->r[i].flags & PR_FR_INCLUDE);
+	for (size_t i = 0; i < mf->n; i++) {
+		const struct pr_rule *r = &mf->r[i];
+		int hit = (r->flags & PR_FR_NEGATE) ? 0 : 1, raw;
+
+		/* pr_rule_match_xattr, on the stream program */
+		if (!(r->flags & PR_FR_XATTR))
+			continue;
+		if (r->flags & PR_FR_WILD)
+			raw = pr_wild_run(mf->m[i].prog, name, strlen(name), PR_WILD_START);
+		else
+			raw = strcmp(r->pat + (r->pat[0] == '/'), name) == 0;
+		if (raw ? hit : !hit)
+			return !(r->flags & PR_FR_INCLUDE);
+	}
 	return 0;
 }
 

@@ -46,7 +46,10 @@ struct mf_rule {
 	uint8_t where;         /* enum pr_wild_where, for a carried state */
 	uint8_t pfx;           /* the text starts with '/' (a "**" prefix) */
 	uint8_t sfx;           /* a directory's text ends with '/' ("***" suffix) */
-	struct pr_wild *prog;  /* the carried-state program, or NULL */
+	struct pr_wild *prog;  /* the carried-state program, or a wildcard rule's
+				* whole-name one (last component, xattr name); NULL
+				* for a plain name.  Compiled to stream: a walk only
+				* runs it (wildrun.c), never compiles */
 	size_t off, words;     /* where its state lives in a walk, and its size */
 };
 

@@ -1,43 +1,23 @@
 /*
- * Compiled wildcard matching (see wildmatch.h).
+ * Compiling wildcard patterns (see wildmatch.h), and the direct tests of
+ * the simple shapes; the automaton is run by wildrun.c.
  *
  * Compiling splits the pattern into tokens: a literal byte, '?', a class
  * (a 256-bit set), '*' and '**' (a run of two or more stars).  Patterns
- * made of literals with at most one star at either end get a direct test.
- * Everything else becomes an automaton whose state i means "tokens before
- * i matched"; state ntok accepts.  On a byte a star token stays where it is
- * (if it takes the byte) and every other token moves one state on; a state
- * on a star also stands on the state after it without consuming anything.
- * Two star tokens are never adjacent (adjacent stars are one token), so
- * that closure is a single shift.  The states live in a bitmap of
- * ntok/64 + 1 words, and the tokens taking a byte are one table row per
- * class of equivalent bytes, so a byte costs a few word operations per 64
- * tokens.
+ * made of literals with at most one star at either end get a direct test
+ * (pr_wild_match).  Everything else, and every PR_WILD_STREAM pattern,
+ * becomes the automaton of wildprog.h: per token, which rows take which
+ * bytes; equal byte columns are merged, so a pattern tells apart only a
+ * handful of byte classes.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "wildmatch.h"
+#include "wildprog.h"
 
-enum kind { K_NEVER, K_LIT, K_PRE1, K_PRE2, K_SUF1, K_SUF2, K_NFA };
 enum tok { T_LIT, T_ANY, T_CLASS, T_STAR, T_DSTAR };
 
-/* Rows of the automaton's table before the per-byte columns. */
-enum { R_STAR, R_DSTAR, R_ANYNS, R_START, R_N };
-
-struct pr_wild {
-	uint8_t kind;
-	uint8_t lit_slash; /* the fast-path literal contains '/' */
-	size_t lit_len;
-	size_t ntok, words, slashes;
-	uint8_t *map;      /* byte -> column; NULL without an automaton */
-	uint64_t *tab;     /* R_N rows, then the columns, `words` words each */
-	char lit[];        /* the literal part of a fast-path shape */
-};
-
-static uint64_t work;
-
-uint64_t pr_wild_work(void) { return work; }
 
 /* --- classes ------------------------------------------------------------ */
 
@@ -186,7 +166,7 @@ static int tokenize(const char *p, size_t plen, unsigned opts, struct toks *t)
 }
 
 /* The fast-path shape of the tokens, or K_NFA. */
-static enum kind shape(const struct toks *t, size_t *from, size_t *to)
+static enum pr_wild_kind shape(const struct toks *t, size_t *from, size_t *to)
 {
 	size_t lits = 0, n = t->n;
 
@@ -301,88 +281,6 @@ out:
 	return 0;
 }
 
-/* One byte for a one-word automaton. */
-static uint64_t step1(const struct pr_wild *w, uint64_t s, int c)
-{
-	const uint64_t *tab = w->tab;
-	uint64_t star = tab[R_STAR];
-	uint64_t x = s & (tab[R_N + w->map[c]] | (c == '/' ? tab[R_DSTAR] : tab[R_ANYNS]));
-	uint64_t n = ((x & ~star) << 1) | (x & star);
-
-	return n | ((n & star) << 1);
-}
-
-/* One byte for a wider automaton: s becomes the next state set in place. */
-static void stepw(const struct pr_wild *w, uint64_t *s, int c)
-{
-	size_t words = w->words;
-	const uint64_t *star = w->tab + R_STAR * words;
-	const uint64_t *acc = w->tab + (c == '/' ? R_DSTAR : R_ANYNS) * words;
-	const uint64_t *col = w->tab + (R_N + w->map[c]) * words;
-	uint64_t carry = 0, carry2 = 0;
-
-	for (size_t i = 0; i < words; i++) {
-		uint64_t x = s[i] & (col[i] | acc[i]);
-		uint64_t mv = x & ~star[i];
-		uint64_t n = (mv << 1) | carry | (x & star[i]);
-		uint64_t cl;
-
-		carry = mv >> 63;
-		cl = n & star[i];
-		n |= (cl << 1) | carry2;
-		carry2 = cl >> 63;
-		s[i] = n;
-	}
-}
-
-static int any_bit(const uint64_t *s, size_t words)
-{
-	for (size_t i = 0; i < words; i++)
-		if (s[i])
-			return 1;
-	return 0;
-}
-
-size_t pr_wild_words(const struct pr_wild *w) { return w->tab ? w->words : 1; }
-
-void pr_wild_begin(const struct pr_wild *w, uint64_t *st)
-{
-	if (w->tab == NULL)
-		st[0] = 0;
-	else
-		memcpy(st, w->tab + R_START * w->words, w->words * sizeof(uint64_t));
-}
-
-int pr_wild_feed(const struct pr_wild *w, uint64_t *st, const char *text, size_t len,
-		 enum pr_wild_where where)
-{
-	size_t words;
-
-	if (w->tab == NULL)
-		return 0;
-	words = w->words;
-	work += len * words;
-	for (size_t t = 0; t < len; t++) {
-		int c = (unsigned char)text[t];
-
-		if (words == 1)
-			st[0] = step1(w, st[0], c);
-		else
-			stepw(w, st, c);
-		if (where == PR_WILD_ANY_SLASH && c == '/')
-			for (size_t i = 0; i < words; i++)
-				st[i] |= w->tab[R_START * words + i];
-		else if (where == PR_WILD_START && !any_bit(st, words))
-			return 0; /* nothing can revive a dead match */
-	}
-	return where == PR_WILD_ANY_SLASH || any_bit(st, words);
-}
-
-int pr_wild_accepts(const struct pr_wild *w, const uint64_t *st)
-{
-	return w->tab != NULL && ((st[w->ntok / 64] >> (w->ntok % 64)) & 1);
-}
-
 size_t pr_wild_slashes(const struct pr_wild *w) { return w->slashes; }
 
 /* --- fast paths ------------------------------------------------------------ */
@@ -458,13 +356,12 @@ static int fast_any_slash(const struct pr_wild *w, const char *text, size_t len)
 
 int pr_wild_match(const struct pr_wild *w, const char *text, size_t len, enum pr_wild_where where)
 {
-	uint64_t one, *st;
 	int r;
 
 	if (w->kind == K_NEVER)
 		return 0;
 	if (w->kind != K_NFA) {
-		work += len + w->lit_len;
+		pr_wild_work_done += len + w->lit_len;
 		r = where == PR_WILD_START ? fast_start(w, text, len) : fast_any_slash(w, text, len);
 		if (r >= 0)
 			return r;
@@ -481,31 +378,7 @@ int pr_wild_match(const struct pr_wild *w, const char *text, size_t len, enum pr
 		if (!(w->tab[R_STAR * words + k / 64] & bit) && !((row[k / 64] | col[k / 64]) & bit))
 			return 0;
 	}
-	if (w->words == 1) {
-		/* The common case, kept tight: most names die on a byte or two. */
-		const uint64_t *tab = w->tab;
-		size_t t;
-
-		work += len;
-		one = tab[R_START];
-		for (t = 0; t < len; t++) {
-			int c = (unsigned char)text[t];
-
-			one = step1(w, one, c);
-			if (where == PR_WILD_ANY_SLASH && c == '/')
-				one |= tab[R_START];
-			else if (where == PR_WILD_START && one == 0)
-				return 0;
-		}
-		return (one >> w->ntok) & 1;
-	} else if ((st = malloc(w->words * sizeof(uint64_t))) == NULL) {
-		return 0;
-	}
-	pr_wild_begin(w, st);
-	r = pr_wild_feed(w, st, text, len, where) && pr_wild_accepts(w, st);
-	if (st != &one)
-		free(st);
-	return r;
+	return pr_wild_run(w, text, len, where);
 }
 
 /* --- compiling ------------------------------------------------------------- */
@@ -515,7 +388,7 @@ struct pr_wild *pr_wild_compile(const char *pat, unsigned opts)
 	size_t plen = strnlen(pat, PR_WILD_PAT_MAX + 1), from, to;
 	struct toks t = { 0 };
 	struct pr_wild *w = NULL;
-	enum kind k = K_NEVER;
+	enum pr_wild_kind k = K_NEVER;
 	int ok;
 
 	if (plen > PR_WILD_PAT_MAX)

@@ -56,6 +56,12 @@ int pr_wild_feed(const struct pr_wild *w, uint64_t *st, const char *text, size_t
 		 enum pr_wild_where where);
 int pr_wild_accepts(const struct pr_wild *w, const uint64_t *st);
 
+/* Does the program match text, run on its automaton alone: the same
+ * answer as pr_wild_match, for a program compiled with PR_WILD_STREAM
+ * (any other program never matches here).  The one matching function the
+ * privileged processes call, in wildrun.c with begin/feed/accepts. */
+int pr_wild_run(const struct pr_wild *w, const char *text, size_t len, enum pr_wild_where where);
+
 /* How many '/' bytes any match consumes outside stars: the tokens that
  * can match '/' other than "**" (every one of them is a '/' literal). */
 size_t pr_wild_slashes(const struct pr_wild *w);

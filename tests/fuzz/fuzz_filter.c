@@ -123,7 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			int alive;
 
 			if (pr_wildmatch(buf, name, nl, (enum pr_wild_where)where) != want ||
-			    pr_wild_match(w, name, nl, (enum pr_wild_where)where) != want)
+			    pr_wild_match(w, name, nl, (enum pr_wild_where)where) != want ||
+			    pr_wild_run(w, name, nl, (enum pr_wild_where)where) != want)
 				abort();
 			pr_wild_begin(w, st);
 			alive = pr_wild_feed(w, st, name, cut, (enum pr_wild_where)where) &&

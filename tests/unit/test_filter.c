@@ -237,6 +237,7 @@ static void cross_wild(void)
 			int want = ref_wildmatch(pat, text, tl, (enum pr_wild_where)where);
 			int got = pr_wild_match(w, text, tl, (enum pr_wild_where)where);
 			int gots = pr_wild_match(ws, text, tl, (enum pr_wild_where)where);
+			int run = pr_wild_run(ws, text, tl, (enum pr_wild_where)where);
 			uint64_t st[4];
 			size_t cut = tl ? rnd((unsigned)tl + 1) : 0;
 			int alive;
@@ -246,10 +247,10 @@ static void cross_wild(void)
 			alive = pr_wild_feed(ws, st, text, cut, (enum pr_wild_where)where);
 			if (alive)
 				alive = pr_wild_feed(ws, st, text + cut, tl - cut, (enum pr_wild_where)where);
-			if (got != want || gots != want || (alive && pr_wild_accepts(ws, st)) != want) {
+			if (got != want || gots != want || run != want || (alive && pr_wild_accepts(ws, st)) != want) {
 				bad++;
-				CHECK_MSG(0, "pattern [%s] text [%s] where %d: ref %d, compiled %d, stream %d/%d",
-					  pat, text, where, want, got, gots, alive && pr_wild_accepts(ws, st));
+				CHECK_MSG(0, "pattern [%s] text [%s] where %d: ref %d, compiled %d, stream %d/%d, run %d",
+					  pat, text, where, want, got, gots, alive && pr_wild_accepts(ws, st), run);
 			}
 		}
 		CHECK(w != NULL && ws != NULL && pr_wild_words(ws) <= 4);
@@ -295,6 +296,7 @@ static void wide(void)
 	memset(text, 'x', 3000);
 	w = pr_wild_compile(pat, PR_WILD_STREAM);
 	CHECK(w && pr_wild_match(w, text, 3000, PR_WILD_START) && !pr_wild_match(w, text, 99, PR_WILD_START));
+	CHECK(w && pr_wild_run(w, text, 3000, PR_WILD_START) && !pr_wild_run(w, text, 99, PR_WILD_START));
 	CHECK(w && ref_wildmatch(pat, text, 3000, PR_WILD_START));
 	pr_wild_free(w);
 	/* the fast shapes */
@@ -303,6 +305,13 @@ static void wide(void)
 	CHECK(pr_wildmatch("ab**", "ab/x", 4, PR_WILD_START) && !pr_wildmatch("ab**", "a", 1, PR_WILD_START));
 	CHECK(pr_wildmatch("*.c", "x.c", 3, PR_WILD_START) && !pr_wildmatch("*.c", "d/x.c", 5, PR_WILD_START));
 	CHECK(pr_wildmatch("**.c", "d/x.c", 5, PR_WILD_START) && !pr_wildmatch("**.c", "x.h", 3, PR_WILD_START));
+	/* the automaton alone runs only programs compiled to stream */
+	w = pr_wild_compile("ab*", 0);
+	CHECK(w && pr_wild_match(w, "abx", 3, PR_WILD_START) && !pr_wild_run(w, "abx", 3, PR_WILD_START));
+	pr_wild_free(w);
+	w = pr_wild_compile("ab*", PR_WILD_STREAM);
+	CHECK(w && pr_wild_run(w, "abx", 3, PR_WILD_START) && !pr_wild_run(w, "ab/x", 4, PR_WILD_START));
+	pr_wild_free(w);
 	CHECK(pr_wildmatch("*.c", "d/x.c", 5, PR_WILD_ANY_SLASH) && pr_wildmatch("x.c", "d/x.c", 5, PR_WILD_ANY_SLASH));
 	CHECK(!pr_wildmatch("x.c", "dx.c", 4, PR_WILD_ANY_SLASH) && pr_wildmatch("x*", "a/xy", 4, PR_WILD_ANY_SLASH));
 	CHECK(pr_wildmatch("x**", "a/xy/z", 6, PR_WILD_ANY_SLASH) && !pr_wildmatch("x**", "ax/y", 4, PR_WILD_ANY_SLASH));

@@ -9,6 +9,7 @@
 #include "unit.h"
 
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -186,8 +187,39 @@ static void test_check(void)
 	CHECK(hosts_check(list, bad, sizeof(bad)) != NULL);
 }
 
+/* Lists parsed once serve any number of peers: the parsed form, not the
+ * text, decides. */
+static void test_parsed(void)
+{
+	struct hosts_list allow, deny, blank;
+	char shown[256], *text = strdup("10.0.0.0/8, *.Example @trusted ::1");
+	const char *addrs[] = { "10.1.2.3", "192.168.1.1", "::1", "::2", "192.168.1.1" };
+	const char *names[] = { "x", "y", "y", "y", "a.example" };
+	const int want[] = { 1, 0, 1, 0, 1 };
+
+	CHECK(hosts_parse(&allow, text) == 0 && allow.set && allow.n == 4);
+	memset(text, 'z', strlen(text)); /* the lists keep no pointer into the text */
+	CHECK(hosts_parse(&deny, NULL) == 0 && !deny.set && deny.n == 0);
+	CHECK(hosts_parse(&blank, " ,\t") == 0 && blank.set && blank.n == 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct hosts_peer p = peer(addrs[i], names[i]);
+		struct hosts_ns ns = { fwd, netgroup, &p };
+
+		CHECK_MSG(hosts_decide(&allow, &deny, &p, 1, &ns, shown, sizeof(shown)) == want[i], "peer %s %s",
+			  addrs[i], names[i]);
+		/* a set list without a token admits nobody; an unset one everybody */
+		CHECK(hosts_decide(&blank, &deny, &p, 1, &ns, shown, sizeof(shown)) == 0);
+		CHECK(hosts_decide(&deny, &deny, &p, 1, &ns, shown, sizeof(shown)) == 1);
+	}
+	hosts_list_free(&allow);
+	hosts_list_free(&deny);
+	hosts_list_free(&blank);
+	free(text);
+}
+
 int main(void)
 {
+	test_parsed();
 	test_addresses();
 	test_names();
 	test_precedence();

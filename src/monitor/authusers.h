@@ -1,0 +1,35 @@
+/*
+ * "auth users" rules, compiled from the configuration before the worker
+ * exists (auth_init), so that a login only runs the compiled patterns
+ * (wildrun.c) against the client's user name and the user's groups.
+ *
+ * A list that starts with a comma is split on commas only, each rule
+ * trimmed of blanks (rsync 3.5.0), else on blanks, tabs and commas.  A
+ * rule is PATTERN or @PATTERN (a group), optionally followed by ":deny",
+ * ":ro" or ":rw" (case-insensitive; anything else grants nothing
+ * special); a rule of RULE_MAX bytes or more never matches.
+ */
+#ifndef PRSYNCD_AUTHUSERS_H
+#define PRSYNCD_AUTHUSERS_H
+
+#include <stddef.h>
+
+#define AUTHUSERS_RULE_MAX 1024
+
+struct pr_wild;
+
+struct authusers {
+	size_t n;
+	struct authuser_rule {
+		char kind;             /* 'd' :deny, 'r' :ro, 'w' :rw, ' ' none */
+		char group;            /* 1: an @group rule */
+		struct pr_wild *prog;  /* the pattern, compiled to stream */
+	} *r;
+};
+
+/* Compile the rules of list (NULL: none).  0, or -1 if memory is short. */
+int authusers_compile(struct authusers *u, const char *list);
+
+void authusers_free(struct authusers *u);
+
+#endif
