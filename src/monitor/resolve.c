@@ -344,6 +344,8 @@ static int open_found(const struct res_how *how, struct found *o, struct res *r)
  * no link on the way the request's path is the real one, judged by name.
  * (fstatat may pass a link in a directory of the path: it only decides
  * whether to try; what is opened is openat2's, which refuses links.)
+ * It serves OPEN, which follows a final link, as well: a final link is
+ * no regular file to fstatat, so it goes the general way, which follows.
  */
 static int open_regular_direct(struct fsreq *f, const char *path, const struct res_how *how, struct res *r)
 {
@@ -374,7 +376,7 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 	r->fd = -1;
 	if ((byname & MF_PREFIX) || (byname & how->serves) == how->serves)
 		return ENOENT; /* hidden by name alone: nothing is touched */
-	if (how->need == S_IFREG && how->oflags != O_PATH && !how->follow && !(byname & MF_OTHER) &&
+	if (how->need == S_IFREG && how->oflags != O_PATH && !(byname & MF_OTHER) &&
 	    open_regular_direct(f, path, how, r) == 0)
 		e = 0;
 	for (int tries = 0; e == EAGAIN && tries < OPEN_RETRIES; tries++) {

@@ -153,10 +153,9 @@ int pr_openv_add(struct pr_w_openv *b, const char *path)
 
 int pr_all_zero(const unsigned char *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != 0)
-			return 0;
-	return 1;
+	/* zero at the first byte and every byte equal to the one before:
+	 * memcmp's vector loop instead of a byte loop over ~7 KiB per OPENV */
+	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
 #define ROW(t, d, body, fds) { t, #t, d, body, fds }

@@ -195,18 +195,30 @@ struct fentry *fl_copy_entry(struct flist *fl, const struct fentry *src)
 }
 
 
+/* Copy the pieces into out: -1 if they do not fit with the NUL.  (No
+ * snprintf: this runs two or three times per listed entry.) */
+static int put2(char *out, size_t cap, const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t sep = alen > 0 && blen > 0;
+
+	if (alen + sep + blen >= cap)
+		return -1;
+	memcpy(out, a, alen);
+	if (sep)
+		out[alen] = '/';
+	memcpy(out + alen + sep, b, blen);
+	out[alen + sep + blen] = '\0';
+	return 0;
+}
+
 /* Join module-relative paths: "" + "x" = "x", "a" + "x" = "a/x". */
 static int join(char *out, size_t cap, const char *a, const char *b)
 {
-	int n;
+	size_t alen = strcmp(a, ".") == 0 ? 0 : strlen(a);
 
 	if (b[0] == '\0' || strcmp(b, ".") == 0)
-		n = snprintf(out, cap, "%s", strcmp(a, ".") == 0 ? "" : a);
-	else if (a[0] == '\0' || strcmp(a, ".") == 0)
-		n = snprintf(out, cap, "%s", b);
-	else
-		n = snprintf(out, cap, "%s/%s", a, b);
-	return n < 0 || (size_t)n >= cap ? -1 : 0;
+		return put2(out, cap, a, alen, "", 0);
+	return put2(out, cap, a, alen, b, strlen(b));
 }
 
 int flist_module_path(const struct flist *fl, const struct fentry *f, char *buf, size_t cap)
@@ -850,6 +862,15 @@ static int is_dot_dir(const struct fentry *f)
 	return fe_is_dir(f) && f->name[0] == '.' && f->name[1] == '\0';
 }
 
+/* strchr(p, '/') for the few bytes left of a name, without a call */
+static inline int has_slash(const unsigned char *p)
+{
+	for (; *p; p++)
+		if (*p == '/')
+			return 1;
+	return 0;
+}
+
 int flist_cmp(const struct fentry *a, const struct fentry *b, int protocol)
 {
 	const unsigned char *pa = (const unsigned char *)a->name, *pb = (const unsigned char *)b->name;
@@ -869,8 +890,8 @@ int flist_cmp(const struct fentry *a, const struct fentry *b, int protocol)
 		return fe_is_dir(a) == fe_is_dir(b) ? 0 : fe_is_dir(a) ? 1 : -1;
 	/* the differing segment: a directory level if a '/' follows in it, or
 	 * if it is the last and the entry is a directory */
-	la = strchr((const char *)pa + i, '/') != NULL || fe_is_dir(a);
-	lb = strchr((const char *)pb + i, '/') != NULL || fe_is_dir(b);
+	la = fe_is_dir(a) || has_slash(pa + i);
+	lb = fe_is_dir(b) || has_slash(pb + i);
 	if (la != lb)
 		return la ? 1 : -1;
 	ca = pa[i];

@@ -15,6 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The buffer of the last map closed, for the next one: a tree of small
+ * files costs no allocation, and no fresh pages to fault in, per file.
+ * Never larger than the largest window the session used. */
+static unsigned char *spare;
+static size_t spare_alloc;
+
 int fmap_open(struct fmap *m, int fd, int64_t size, size_t window)
 {
 	memset(m, 0, sizeof *m);
@@ -30,9 +36,16 @@ int fmap_open(struct fmap *m, int fd, int64_t size, size_t window)
 		window = 1;
 	if ((uint64_t)window > (uint64_t)size)
 		window = size > 0 ? (size_t)size : 1;
-	m->buf = malloc(window);
-	if (m->buf == NULL)
+	if (spare != NULL && spare_alloc >= window) {
+		m->buf = spare;
+		m->buf_alloc = spare_alloc;
+		spare = NULL;
+		spare_alloc = 0;
+	} else if ((m->buf = malloc(window)) != NULL) {
+		m->buf_alloc = window;
+	} else {
 		return -1;
+	}
 	m->buf_cap = window;
 	return 0;
 }
@@ -107,8 +120,15 @@ const unsigned char *fmap_ptr(struct fmap *m, int64_t off, size_t len)
 
 void fmap_close(struct fmap *m)
 {
-	free(m->buf);
+	if (m->buf != NULL && m->buf_alloc > spare_alloc) {
+		free(spare);
+		spare = m->buf;
+		spare_alloc = m->buf_alloc;
+	} else {
+		free(m->buf);
+	}
 	m->buf = NULL;
 	m->buf_cap = 0;
+	m->buf_alloc = 0;
 	m->buf_len = 0;
 }

@@ -14,6 +14,7 @@ struct fmap {
 	int64_t size;          /* the size we intend to send (at open time) */
 	unsigned char *buf;
 	size_t buf_cap;
+	size_t buf_alloc;       /* bytes allocated at buf (>= buf_cap: a reused buffer) */
 	int64_t buf_off;       /* file offset of buf[0] */
 	size_t buf_len;        /* valid bytes in buf */
 	int read_error;        /* errno of the first failed/short read, 0 if none */

@@ -56,10 +56,14 @@ static void recv_piece(struct pr_msg *m, const char *what)
  */
 int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 {
+	/* Kept from one listing to the next (a listing costs no allocation per
+	 * entry, nor per directory once they are big enough), released after
+	 * an unusually big directory. */
+	static struct pr_dirent *ents;
+	static char *bytes;
+	static size_t cap, bcap;
 	struct pr_msg m;
-	struct pr_dirent *ents = NULL;
-	char **bufs = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, used = 0;
 	int err;
 
 	pr_msg_init(&m, PR_W_LIST);
@@ -80,30 +84,50 @@ int fsc_list(const char *path, fsc_list_fn fn, void *ctx)
 		size_t off = 0;
 		struct pr_dirent d;
 		while (pr_list_next(&m.u.list, &off, &d) == 1) {
-			char *copy = malloc((size_t)d.name_len + d.link_len + 1);
+			size_t len = (size_t)d.name_len + d.link_len;
 
 			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				ents = realloc(ents, cap * sizeof(*ents));
-				bufs = realloc(bufs, cap * sizeof(*bufs));
+				cap = cap ? cap * 2 : 256;
+				if ((ents = realloc(ents, cap * sizeof(*ents))) == NULL)
+					mon_exit(22);
 			}
-			if (copy == NULL || ents == NULL || bufs == NULL)
-				mon_exit(22);
-			memcpy(copy, d.name, (size_t)d.name_len + d.link_len);
-			d.name = copy;
-			d.link = copy + d.name_len;
-			ents[n] = d;
-			bufs[n++] = copy;
+			if (bcap - used < len + 1) {
+				bcap = bcap ? bcap * 2 : 65536;
+				if (bcap - used < len + 1)
+					bcap = used + len + 1;
+				if ((bytes = realloc(bytes, bcap)) == NULL)
+					mon_exit(22);
+			}
+			memcpy(bytes + used, d.name, len);
+			bytes[used + len] = '\0';
+			/* offsets until every byte is in: the buffer may move */
+			d.name = (const char *)(uintptr_t)used;
+			d.link = (const char *)(uintptr_t)(used + d.name_len);
+			ents[n++] = d;
+			used += len + 1;
 		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		ents[i].name = bytes + (uintptr_t)ents[i].name;
+		ents[i].link = bytes + (uintptr_t)ents[i].link;
+	}
+	static int busy; /* fn never lists: the buffers are one listing's */
+	if (busy++) {
+		mon_log(PR_LOG_ERR, "internal error: a listing inside a listing");
+		mon_exit(14);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (fn(ctx, &ents[i]) != 0)
 			break;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(bufs[i]);
-	free(ents);
-	free(bufs);
+	busy = 0;
+	if (bcap > ((size_t)1 << 22)) {
+		free(bytes);
+		free(ents);
+		bytes = NULL;
+		ents = NULL;
+		bcap = cap = 0;
+	}
 	return err;
 }
 
