@@ -49,7 +49,7 @@ ENTRIES = {
 # auditor checks (docs/audit-guide.md section 1).
 TRUSTED_DATA = {
     "prsyncd-monitor": {
-        "modfilter_add": "compiles the selected module's filter directives, text from the configuration snapshot",
+        "modfilter_add": "compiles the selected module's filter directives: configuration text, where a client-derived %VAR% (host, address, user) expands only to a plain name (modvars.c refuses the module otherwise)",
         "mfw_init": "sizes a filter walk from the compiled rules",
         "authusers_compile": "compiles the module's auth users rules, text from the configuration snapshot (auth_begin, the module only)",
         "lchan_ask": "asks the listener for the selected module's slot (an index) and checks the listener's answer",

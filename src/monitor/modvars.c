@@ -8,24 +8,45 @@
 
 struct conn_vars {
 	const char *module, *path, *addr, *host, *user;
+	int names_only; /* expanding a filter directive */
+	int refused;    /* a client-derived value was not a plain name */
 };
+
+/* A value the client chose (its DNS name, its login) goes into a filter
+ * directive only if it is a plain name: the rule parser and pattern
+ * compiler then run on configuration text and name characters alone, as
+ * the trusted-data claim on modfilter_add() says (scripts/tcb.py), and a
+ * reverse-DNS answer cannot bring wildcards, blanks or rule prefixes
+ * into the module's filters.  rsyncd expands such values as they are. */
+static const char *plain(const char *val, struct conn_vars *c)
+{
+	if (!c->names_only || val == NULL)
+		return val;
+	for (const char *p = val; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      strchr("._-:@", *p) != NULL)) {
+			c->refused = 1;
+			return "";
+		}
+	return val;
+}
 
 /* What rsyncd has defined when it first uses these values: the user a
  * login accepted ("" without one), the module's path once it is known. */
 static const char *lookup(const char *name, void *ctx)
 {
-	const struct conn_vars *c = ctx;
+	struct conn_vars *c = ctx;
 
 	if (strcmp(name, "RSYNC_MODULE_NAME") == 0)
 		return c->module;
 	if (strcmp(name, "RSYNC_MODULE_PATH") == 0)
 		return c->path;
 	if (strcmp(name, "RSYNC_HOST_ADDR") == 0)
-		return c->addr;
+		return plain(c->addr, c);
 	if (strcmp(name, "RSYNC_HOST_NAME") == 0)
-		return c->host;
+		return plain(c->host, c);
 	if (strcmp(name, "RSYNC_USER_NAME") == 0)
-		return c->user;
+		return plain(c->user, c);
 	return NULL;
 }
 
@@ -54,7 +75,7 @@ static int climbs(const char *path)
 int modvars_expand(struct modvars *v, const struct cfg_module *in, const char *host, const char *addr,
 		   const char *user)
 {
-	struct conn_vars c = { in->name, NULL, addr, host, user };
+	struct conn_vars c = { in->name, NULL, addr, host, user, 0, 0 };
 	struct cfg_module *m = &v->m;
 	/* The path first: the others may name it. */
 	char **fields[] = { &m->path, &m->uid, &m->gid, &m->refuse_options, &m->outgoing_chmod,
@@ -64,9 +85,15 @@ int modvars_expand(struct modvars *v, const struct cfg_module *in, const char *h
 	memset(v, 0, sizeof(*v));
 	*m = *in;
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		c.names_only = fields[i] >= &m->filt[0] && fields[i] < &m->filt[CFG_F_N];
 		if (expand(v, fields[i], &c) < 0) {
 			log_msg(PR_LOG_ERR, "module %s: a value is longer than %d bytes once %%VAR%% "
 				"references are expanded, or memory is short", in->name, MODVARS_VALUE_MAX);
+			return -1;
+		}
+		if (c.refused) {
+			log_msg(PR_LOG_ERR, "module %s: a filter directive names the client's host or user, "
+				"whose value is not a plain name ([A-Za-z0-9._:@-]): refused", in->name);
 			return -1;
 		}
 		c.path = m->path;

@@ -2,7 +2,10 @@
  * results are rsyncd 3.5.0's, seen in a module comment. */
 #include <string.h>
 
+#include <stdlib.h>
 #include "cfgvars.h"
+#include "modvars.h"
+#include "modfilter.h"
 #include "unit.h"
 
 static const char *lookup(const char *name, void *ctx)
@@ -23,6 +26,46 @@ static void expand_case(const char *in, const char *want)
 
 	CHECK(cfgvars_expand(in, out, sizeof(out), lookup, NULL) == 0);
 	CHECK_MSG(strcmp(out, want) == 0, "\"%s\" gave \"%s\", expected \"%s\"", in, out, want);
+}
+
+static void release(struct modvars *v)
+{
+	for (int i = 0; i < v->nowned; i++)
+		free(v->owned[i]);
+}
+
+/* A module's values with the per-connection names: a filter directive
+ * takes the client's host or user name only if it is a plain name. */
+static void modvars_cases(void)
+{
+	struct cfg_module in;
+	struct modvars v;
+
+	memset(&in, 0, sizeof(in));
+	in.name = (char *)"m";
+	in.path = (char *)"/srv/%RSYNC_USER_NAME%";
+	in.filt[CFG_F_EXCLUDE] = (char *)"/%RSYNC_HOST_NAME%/ %RSYNC_USER_NAME%.* %RSYNC_HOST_ADDR%";
+	CHECK(modvars_expand(&v, &in, "h1.example-2.org", "2001:db8::1", "al_ice@x") == 0);
+	CHECK(strcmp(v.m.filt[CFG_F_EXCLUDE], "/h1.example-2.org/ al_ice@x.* 2001:db8::1") == 0);
+	CHECK(strcmp(v.m.path, "/srv/al_ice@x") == 0);
+	release(&v);
+	/* a wildcard, a blank or a slash from the client's DNS or login */
+	const char *bad[] = { "*", "a b", "a/b", "[x]", "a?", "a\\b", "+", "a\tb", "a\nb", "\xc3\xa9" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(modvars_expand(&v, &in, bad[i], "127.0.0.1", "u") == -1);
+		release(&v);
+		CHECK(modvars_expand(&v, &in, "h", "127.0.0.1", bad[i]) == -1);
+		release(&v);
+	}
+	/* elsewhere (the path, here: its own '..' check applies) they expand as rsyncd does */
+	in.filt[CFG_F_EXCLUDE] = (char *)"*.tmp";
+	CHECK(modvars_expand(&v, &in, "h", "127.0.0.1", "a b") == 0);
+	CHECK(strcmp(v.m.path, "/srv/a b") == 0 && strcmp(v.m.filt[CFG_F_EXCLUDE], "*.tmp") == 0);
+	release(&v);
+	in.filt[CFG_F_FILTER] = (char *)"- %RSYNC_MODULE_NAME%.lock";
+	CHECK(modvars_expand(&v, &in, "a b", "127.0.0.1", "*") == 0);
+	CHECK(strcmp(v.m.filt[CFG_F_FILTER], "- m.lock") == 0);
+	release(&v);
 }
 
 int main(void)
@@ -48,5 +91,6 @@ int main(void)
 	CHECK(cfgvars_expand("abc%HOME%", small, sizeof(small), lookup, NULL) == -1);
 	CHECK(strlen(small) == sizeof(small) - 1);
 	CHECK(cfgvars_is_session_name("RSYNC_MODULE_NAME") && !cfgvars_is_session_name("HOME"));
+	modvars_cases();
 	return unit_done("test_cfgvars");
 }
