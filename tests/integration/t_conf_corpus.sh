@@ -73,6 +73,12 @@ for conf in "$corpus"/*.conf; do
 		   sed -nE "s|^[[:space:]]*[Pp]ath[[:space:]]*=[[:space:]]*$root/([^%[:space:]]+)[[:space:]]*$|\\1|p"); do
 		make_tree "$p"
 	done
+	# Fixed times for every directory and symlink, the trees made just
+	# now and those nested in them (CPAN/authors makes CPAN's "now"): a
+	# client leaves an entry's time alone when it is in the same second
+	# as its own new copy, so times of "now" made the comparison depend
+	# on when the second turned (both daemons alike).
+	find "$root" -mindepth 1 \( -type d -o -type l \) -exec touch -h -d @1500000000 {} +
 
 	out=$("$PRSYNCD" --config="$TMP/cfg/$name.p.conf" --check-config 2>&1); rc=$?
 	if [ "$rc" != 0 ]; then
