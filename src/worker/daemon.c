@@ -35,7 +35,7 @@ __attribute__((noreturn)) static void hs_fail_io(int e)
 	if (e == CONN_TIMEOUT)
 		mon_log(PR_LOG_WARNING, "daemon handshake timeout (%u s) -- exiting (code %d)", hs_bound,
 			RERR_TIMEOUT);
-	else
+	else if (e != CONN_EOF) /* a client (or a health check) that just goes: rsyncd logs nothing */
 		mon_log(PR_LOG_WARNING, "handshake: %s", conn_strerror(e));
 	mon_exit(e == CONN_TIMEOUT ? RERR_TIMEOUT : RERR_SOCKETIO);
 }

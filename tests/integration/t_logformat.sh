@@ -113,6 +113,27 @@ same() {
 }
 
 same "module listing" 'module-list request' - rsync://HOST/
+
+# A connection closed before its greeting (a port probe, a load
+# balancer's health check), then a listing: rsyncd logs the connect line
+# and nothing else for it.
+probe_then_list() {
+	local name="a connection closed at once" a b pfrom rfrom port
+	pfrom=$(wc -l < "$TMP/p.log"); rfrom=$(wc -l < "$TMP/r.log" 2>/dev/null || echo 0)
+	for port in "$pport" "$rport"; do
+		exec 3<>"/dev/tcp/127.0.0.1/$port" && exec 3>&-
+		sleep 0.3
+		rsync_client "rsync://127.0.0.1:$port/" >/dev/null 2>&1
+	done
+	a=$(lines "$TMP/p.log" "$pfrom" "$P" 'module-list request'); b=$(lines "$TMP/r.log" "$rfrom" "$R" 'module-list request')
+	if [ -n "$b" ] && [ "$a" = "$b" ]; then
+		pass "$name: $(wc -l <<<"$a") lines as rsyncd's"
+	else
+		fail "$name: prsyncd's lines differ from rsyncd's"
+		diff <(echo "$b") <(echo "$a") | sed 's/^/    /' | head -20
+	fi
+}
+probe_then_list
 same "unknown module refused" 'unknown module' - -r rsync://HOST/nope/ "$TMP/dst/"
 same "max connections refused" 'max connections' - -r rsync://HOST/full/ "$TMP/dst/"
 same "transfer logging off" 'sent [0-9]+ bytes' - -a rsync://HOST/quiet/ "$TMP/dst/"
