@@ -94,7 +94,7 @@ lines() {
 # run the client against each daemon (BASIS: a directory copied to the
 # destination first, or -) and compare the lines each one logged
 same() {
-	local name=$1 until=$2 basis=$3 a b pfrom rfrom args; shift 3
+	local name=$1 until=$2 basis=$3 pfrom rfrom args; shift 3
 	pfrom=$(wc -l < "$TMP/p.log"); rfrom=$(wc -l < "$TMP/r.log" 2>/dev/null || echo 0)
 	for port in "$pport" "$rport"; do
 		rm -rf "$TMP/dst"
@@ -103,11 +103,17 @@ same() {
 		args=("${args[@]//@HOST\//@127.0.0.1:$port/}")          # rsync://USER@HOST/...
 		rsync_client "${args[@]}" >/dev/null 2>&1
 	done
-	a=$(lines "$TMP/p.log" "$pfrom" "$P" "$until"); b=$(lines "$TMP/r.log" "$rfrom" "$R" "$until")
+	compare "$name" "$pfrom" "$rfrom" "$until"
+}
+
+# compare NAME PFROM RFROM UNTIL: each daemon's lines since PFROM/RFROM
+compare() {
+	local a b
+	a=$(lines "$TMP/p.log" "$2" "$P" "$4"); b=$(lines "$TMP/r.log" "$3" "$R" "$4")
 	if [ -n "$b" ] && [ "$a" = "$b" ]; then
-		pass "$name: $(wc -l <<<"$a") lines as rsyncd's"
+		pass "$1: $(wc -l <<<"$a") lines as rsyncd's"
 	else
-		fail "$name: prsyncd's lines differ from rsyncd's"
+		fail "$1: prsyncd's lines differ from rsyncd's"
 		diff <(echo "$b") <(echo "$a") | sed 's/^/    /' | head -20
 	fi
 }
@@ -118,20 +124,14 @@ same "module listing" 'module-list request' - rsync://HOST/
 # balancer's health check), then a listing: rsyncd logs the connect line
 # and nothing else for it.
 probe_then_list() {
-	local name="a connection closed at once" a b pfrom rfrom port
+	local name="a connection closed at once" pfrom rfrom port
 	pfrom=$(wc -l < "$TMP/p.log"); rfrom=$(wc -l < "$TMP/r.log" 2>/dev/null || echo 0)
 	for port in "$pport" "$rport"; do
 		exec 3<>"/dev/tcp/127.0.0.1/$port" && exec 3>&-
 		sleep 0.3
 		rsync_client "rsync://127.0.0.1:$port/" >/dev/null 2>&1
 	done
-	a=$(lines "$TMP/p.log" "$pfrom" "$P" 'module-list request'); b=$(lines "$TMP/r.log" "$rfrom" "$R" 'module-list request')
-	if [ -n "$b" ] && [ "$a" = "$b" ]; then
-		pass "$name: $(wc -l <<<"$a") lines as rsyncd's"
-	else
-		fail "$name: prsyncd's lines differ from rsyncd's"
-		diff <(echo "$b") <(echo "$a") | sed 's/^/    /' | head -20
-	fi
+	compare "$name" "$pfrom" "$rfrom" 'module-list request'
 }
 probe_then_list
 same "unknown module refused" 'unknown module' - -r rsync://HOST/nope/ "$TMP/dst/"
