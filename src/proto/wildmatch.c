@@ -248,7 +248,7 @@ static int build_nfa(struct pr_wild *w, const struct toks *t)
 		}
 		map[c] = (uint8_t)slot[h];
 	}
-	blk = malloc(256 + (R_N + ncol) * words * sizeof(uint64_t));
+	blk = malloc(256 + (R_N + ncol + 1) * words * sizeof(uint64_t));
 	if (blk == NULL)
 		goto out;
 	w->map = blk;
@@ -256,6 +256,7 @@ static int build_nfa(struct pr_wild *w, const struct toks *t)
 	memcpy(w->map, map, 256);
 	memset(w->tab, 0, R_N * words * sizeof(uint64_t));
 	memcpy(w->tab + R_N * words, uniq, ncol * words * sizeof(uint64_t));
+	w->scratch = w->tab + (R_N + ncol) * words;
 	rc = 0;
 out:
 	if (cols != small_cols)

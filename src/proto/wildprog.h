@@ -28,6 +28,7 @@ struct pr_wild {
 	size_t ntok, words, slashes;
 	uint8_t *map;      /* byte -> class row; NULL without an automaton */
 	uint64_t *tab;     /* R_N rows, then the class rows */
+	uint64_t *scratch; /* one row after them: pr_wild_run's states (one thread) */
 	char lit[];        /* the literal part of a fast-path shape */
 };
 

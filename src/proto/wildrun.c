@@ -5,8 +5,7 @@
  * configuration beforehand (with PR_WILD_STREAM, so every program has its
  * automaton).  The work is one table row per byte and a few word
  * operations per 64 pattern tokens: O(text x pattern/64), no recursion,
- * no backtracking, no allocation but one state buffer for a pattern of
- * more than 63 tokens.
+ * no backtracking, no allocation (the state row is the compiler's).
  *
  * A step: the states whose token takes the byte (its class row, or '/'
  * for "**" and any other byte for '?', '*', "**") advance one token,
@@ -14,7 +13,6 @@
  * a star also stands after it (the star taking nothing).  Two stars are
  * never adjacent (a run of stars is one token), so that is one shift.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "wildmatch.h"
@@ -108,16 +106,13 @@ int pr_wild_accepts(const struct pr_wild *w, const uint64_t *st)
 
 int pr_wild_run(const struct pr_wild *w, const char *text, size_t len, enum pr_wild_where where)
 {
-	uint64_t one, *st = &one;
-	int r;
+	/* A wide automaton's states live in the row the compiler set aside:
+	 * no allocation here, so no failure that would read as "no match"
+	 * (an exclude or a deny that did not apply). */
+	uint64_t *st = w->scratch;
 
 	if (w->tab == NULL)
 		return 0;
-	if (w->words > 1 && (st = malloc(w->words * sizeof(uint64_t))) == NULL)
-		return 0;
 	pr_wild_begin(w, st);
-	r = pr_wild_feed(w, st, text, len, where) && pr_wild_accepts(w, st);
-	if (st != &one)
-		free(st);
-	return r;
+	return pr_wild_feed(w, st, text, len, where) && pr_wild_accepts(w, st);
 }
