@@ -51,6 +51,10 @@ TRUSTED_DATA = {
     "prsyncd-monitor": {
         "modfilter_add": "compiles the selected module's filter directives: configuration text, where a client-derived %VAR% (host, address, user) expands only to a plain name (modvars.c refuses the module otherwise)",
         "mfw_init": "sizes a filter walk from the compiled rules",
+        "safe_open": "opens, without following planted links, a path the configuration names: the module "
+                     "root (fs_prepare, where a client-derived %VAR% expands only to a plain name, so no "
+                     "'/' of the client's, and a '..' is refused: modvars.c), the secrets file "
+                     "(secrets_load), the MOTD (before the worker exists)",
         "authusers_compile": "compiles the module's auth users rules, text from the configuration snapshot (auth_begin, the module only)",
         "lchan_ask": "asks the listener for the selected module's slot (an index) and checks the listener's answer",
         "pr_policy_load_with": "loads the allow-list compiled from policy/monitor.policy",

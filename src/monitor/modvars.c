@@ -8,16 +8,18 @@
 
 struct conn_vars {
 	const char *module, *path, *addr, *host, *user;
-	int names_only; /* expanding a filter directive */
+	int names_only; /* expanding the path or a filter directive */
 	int refused;    /* a client-derived value was not a plain name */
 };
 
-/* A value the client chose (its DNS name, its login) goes into a filter
- * directive only if it is a plain name: the rule parser and pattern
- * compiler then run on configuration text and name characters alone, as
- * the trusted-data claim on modfilter_add() says (scripts/tcb.py), and a
- * reverse-DNS answer cannot bring wildcards, blanks or rule prefixes
- * into the module's filters.  rsyncd expands such values as they are. */
+/* A value the client chose (its DNS name, its login) goes into the path
+ * or a filter directive only if it is a plain name: the rule parser and
+ * pattern compiler then run on configuration text and name characters
+ * alone, as the trusted-data claim on modfilter_add() says
+ * (scripts/tcb.py), a reverse-DNS answer cannot bring wildcards, blanks
+ * or rule prefixes into the module's filters, and the walk that opens
+ * the module root (safe_open) takes from the client no '/' and so no
+ * component of its own.  rsyncd expands such values as they are. */
 static const char *plain(const char *val, struct conn_vars *c)
 {
 	if (!c->names_only || val == NULL)
@@ -85,15 +87,15 @@ int modvars_expand(struct modvars *v, const struct cfg_module *in, const char *h
 	memset(v, 0, sizeof(*v));
 	*m = *in;
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		c.names_only = fields[i] >= &m->filt[0] && fields[i] < &m->filt[CFG_F_N];
+		c.names_only = fields[i] == &m->path || (fields[i] >= &m->filt[0] && fields[i] < &m->filt[CFG_F_N]);
 		if (expand(v, fields[i], &c) < 0) {
 			log_msg(PR_LOG_ERR, "module %s: a value is longer than %d bytes once %%VAR%% "
 				"references are expanded, or memory is short", in->name, MODVARS_VALUE_MAX);
 			return -1;
 		}
 		if (c.refused) {
-			log_msg(PR_LOG_ERR, "module %s: a filter directive names the client's host or user, "
-				"whose value is not a plain name ([A-Za-z0-9._:@-]): refused", in->name);
+			log_msg(PR_LOG_ERR, "module %s: its path or a filter directive names the client's host "
+				"or user, whose value is not a plain name ([A-Za-z0-9._:@-]): refused", in->name);
 			return -1;
 		}
 		c.path = m->path;

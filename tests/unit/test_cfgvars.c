@@ -34,8 +34,9 @@ static void release(struct modvars *v)
 		free(v->owned[i]);
 }
 
-/* A module's values with the per-connection names: a filter directive
- * takes the client's host or user name only if it is a plain name. */
+/* A module's values with the per-connection names: the path and a
+ * filter directive take the client's host or user name only if it is a
+ * plain name. */
 static void modvars_cases(void)
 {
 	struct cfg_module in;
@@ -57,11 +58,24 @@ static void modvars_cases(void)
 		CHECK(modvars_expand(&v, &in, "h", "127.0.0.1", bad[i]) == -1);
 		release(&v);
 	}
-	/* elsewhere (the path, here: its own '..' check applies) they expand as rsyncd does */
+	/* the path alone: the same rule, and its own '..' check */
 	in.filt[CFG_F_EXCLUDE] = (char *)"*.tmp";
-	CHECK(modvars_expand(&v, &in, "h", "127.0.0.1", "a b") == 0);
-	CHECK(strcmp(v.m.path, "/srv/a b") == 0 && strcmp(v.m.filt[CFG_F_EXCLUDE], "*.tmp") == 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(modvars_expand(&v, &in, "h", "127.0.0.1", bad[i]) == -1);
+		release(&v);
+	}
+	CHECK(modvars_expand(&v, &in, "h", "127.0.0.1", "..") == -1);
 	release(&v);
+	CHECK(modvars_expand(&v, &in, "h", "127.0.0.1", "a.b") == 0);
+	CHECK(strcmp(v.m.path, "/srv/a.b") == 0 && strcmp(v.m.filt[CFG_F_EXCLUDE], "*.tmp") == 0);
+	release(&v);
+	/* elsewhere (here: the uid, which must then be a number) they expand as rsyncd does */
+	in.path = (char *)"/srv";
+	in.uid = (char *)"%RSYNC_USER_NAME%";
+	CHECK(modvars_expand(&v, &in, "h", "127.0.0.1", "a b") == 0);
+	CHECK(strcmp(v.m.uid, "a b") == 0);
+	release(&v);
+	in.uid = NULL;
 	in.filt[CFG_F_FILTER] = (char *)"- %RSYNC_MODULE_NAME%.lock";
 	CHECK(modvars_expand(&v, &in, "a b", "127.0.0.1", "*") == 0);
 	CHECK(strcmp(v.m.filt[CFG_F_FILTER], "- m.lock") == 0);
