@@ -11,8 +11,6 @@
 
 static enum pr_msg_err no_fields(const struct pr_msg *m, int have_fd)
 {
-	(void)m;
-	(void)have_fd;
 	return PR_MSG_OK;
 }
 
@@ -64,7 +62,6 @@ static enum pr_msg_err v_init(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_modlist(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	if (!STR_OK(m->u.modlist.name) || !STR_OK(m->u.modlist.comment))
 		return PR_MSG_EBADSTR;
 	if (m->u.modlist.name.len == 0)
@@ -76,7 +73,6 @@ static enum pr_msg_err v_select(const struct pr_msg *m, int have_fd)
 {
 	const struct pr_m_select *b = &m->u.select;
 
-	(void)have_fd;
 	if (!STR_OK(b->module) || !STR_OK(b->error) || !STR_OK(b->dont_compress) || !STR_OK(b->refuse) ||
 	    !STR_OK(b->outgoing_chmod) || !STR_OK(b->charset))
 		return PR_MSG_EBADSTR;
@@ -113,7 +109,6 @@ static enum pr_msg_err v_list(const struct pr_msg *m, int have_fd)
 	uint32_t n = 0;
 	int r;
 
-	(void)have_fd;
 	if (b->used > sizeof(b->data))
 		return PR_MSG_EBADFIELD;
 	while ((r = pr_list_next(b, &off, &d)) == 1) {
@@ -138,7 +133,6 @@ static enum pr_msg_err v_list(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_list_end(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	return errno_ok(m->u.list_end.err) ? PR_MSG_OK : PR_MSG_EBADFIELD;
 }
 
@@ -146,7 +140,6 @@ static enum pr_msg_err v_mstat(const struct pr_msg *m, int have_fd)
 {
 	const struct pr_m_stat *b = &m->u.mstat;
 
-	(void)have_fd;
 	if (!STR_OK(b->link))
 		return PR_MSG_EBADSTR;
 	if (!errno_ok(b->err) || b->link_state > PR_LINK_ERROR)
@@ -176,7 +169,6 @@ static enum pr_msg_err v_readlink(const struct pr_msg *m, int have_fd)
 {
 	const struct pr_m_readlink *b = &m->u.readlink;
 
-	(void)have_fd;
 	if (!STR_OK(b->target))
 		return PR_MSG_EBADSTR;
 	if (!errno_ok(b->err) || (b->err == 0) != (b->target.len > 0))
@@ -188,7 +180,6 @@ static enum pr_msg_err v_midname(const struct pr_msg *m, int have_fd)
 {
 	const struct pr_m_idname *b = &m->u.midname;
 
-	(void)have_fd;
 	if (!STR_OK(b->name))
 		return PR_MSG_EBADSTR;
 	if (!pr_bool_ok(b->found) || (b->found == 1) != (b->name.len > 0))
@@ -201,7 +192,6 @@ static enum pr_msg_err v_authreq(const struct pr_msg *m, int have_fd)
 	const struct pr_str_name *c = &m->u.authreq.challenge;
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-	(void)have_fd;
 	if (!STR_OK(*c))
 		return PR_MSG_EBADSTR;
 	return c->len >= 22 && c->len <= PR_CHALLENGE_MAX && strspn(c->s, b64) == c->len ? PR_MSG_OK : PR_MSG_EBADFIELD;
@@ -211,7 +201,6 @@ static enum pr_msg_err v_xferlog(const struct pr_msg *m, int have_fd)
 {
 	const struct pr_m_xferlog *b = &m->u.xferlog;
 
-	(void)have_fd;
 	if (!pr_bool_ok(b->files) || !pr_bool_ok(b->itemized) || (b->itemized && !b->files))
 		return PR_MSG_EBADFIELD;
 	return PR_MSG_OK;
@@ -219,7 +208,6 @@ static enum pr_msg_err v_xferlog(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_xattr(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	return m->u.xattr.used >= 1 && m->u.xattr.used <= PR_XATTR_DATA ? PR_MSG_OK : PR_MSG_EBADFIELD;
 }
 
@@ -227,7 +215,6 @@ static enum pr_msg_err v_xattr_end(const struct pr_msg *m, int have_fd)
 {
 	const struct pr_m_xattr_end *b = &m->u.xattr_end;
 
-	(void)have_fd;
 	if (!errno_ok(b->err) || b->count > PR_XATTR_COUNT_MAX || b->total > PR_XATTR_TOTAL_MAX ||
 	    (b->err != 0 && (b->count != 0 || b->total != 0)) || (b->count == 0) != (b->total == 0))
 		return PR_MSG_EBADFIELD;

@@ -11,14 +11,11 @@
 
 static enum pr_msg_err no_fields(const struct pr_msg *m, int have_fd)
 {
-	(void)m;
-	(void)have_fd;
 	return PR_MSG_OK;
 }
 
 static enum pr_msg_err v_ready(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	if (m->u.ready.pid == 0)
 		return PR_MSG_EBADFIELD;
 	return PR_MSG_OK;
@@ -26,7 +23,6 @@ static enum pr_msg_err v_ready(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_log(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	if (!STR_OK(m->u.log.text))
 		return PR_MSG_EBADSTR;
 	if (m->u.log.level < PR_LOG_ERR || m->u.log.level > PR_LOG_DEBUG)
@@ -36,7 +32,6 @@ static enum pr_msg_err v_log(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_wselect(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	if (!STR_OK(m->u.wselect.module))
 		return PR_MSG_EBADSTR;
 	if (m->u.wselect.module.len == 0 || strchr(m->u.wselect.module.s, '\n') != NULL)
@@ -46,7 +41,6 @@ static enum pr_msg_err v_wselect(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_hello(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	if (!STR_OK(m->u.hello.digests) || memchr(m->u.hello.digests.s, '\n', m->u.hello.digests.len))
 		return PR_MSG_EBADSTR;
 	return m->u.hello.protocol >= 27 && m->u.hello.protocol <= 32 ? PR_MSG_OK : PR_MSG_EBADFIELD;
@@ -54,7 +48,6 @@ static enum pr_msg_err v_hello(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_auth(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	if (!STR_OK(m->u.auth.line) || memchr(m->u.auth.line.s, '\n', m->u.auth.line.len))
 		return PR_MSG_EBADSTR;
 	return PR_MSG_OK;
@@ -62,7 +55,6 @@ static enum pr_msg_err v_auth(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_exit(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	if (m->u.exit.code > 255)
 		return PR_MSG_EBADFIELD;
 	return PR_MSG_OK;
@@ -70,13 +62,11 @@ static enum pr_msg_err v_exit(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_path(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	return RELPATH_OK(m->u.path.path) ? PR_MSG_OK : PR_MSG_EBADSTR;
 }
 
 static enum pr_msg_err v_stat(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	if (!RELPATH_OK(m->u.stat.path))
 		return PR_MSG_EBADSTR;
 	return (m->u.stat.flags & ~PR_STAT_FOLLOW) ? PR_MSG_EBADFIELD : PR_MSG_OK;
@@ -84,20 +74,17 @@ static enum pr_msg_err v_stat(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_close(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	return m->u.close.handle != 0 ? PR_MSG_OK : PR_MSG_EBADFIELD;
 }
 
 static enum pr_msg_err v_idname(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	return (m->u.idname.kind == PR_ID_USER || m->u.idname.kind == PR_ID_GROUP) ?
 	       PR_MSG_OK : PR_MSG_EBADFIELD;
 }
 
 static enum pr_msg_err v_start(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	if (!STR_OK(m->u.start.request))
 		return PR_MSG_EBADSTR;
 	return pr_bool_ok(m->u.start.sender) ? PR_MSG_OK : PR_MSG_EBADFIELD;
@@ -107,7 +94,6 @@ static enum pr_msg_err v_xfer(const struct pr_msg *m, int have_fd)
 {
 	const struct pr_w_xfer *b = &m->u.xfer;
 
-	(void)have_fd;
 	if (!STR_OK(b->path) || !STR_OK(b->target) || b->path.len == 0)
 		return PR_MSG_EBADSTR;
 	if (b->iflags > 0xffffu || !pr_mode_ok(b->mode) || (b->flags & ~PR_XFER_FLAGS_ALL) ||
@@ -141,7 +127,6 @@ static enum pr_msg_err v_openv(const struct pr_msg *m, int have_fd)
 	uint32_t n = 0;
 	int r;
 
-	(void)have_fd;
 	if (!closed_ok(b->nclosed, b->closed))
 		return PR_MSG_EBADFIELD;
 	if (b->count < 1 || b->count > PR_OPENV_MAX || b->used > sizeof(b->data) ||
@@ -157,7 +142,6 @@ static enum pr_msg_err v_openv(const struct pr_msg *m, int have_fd)
 
 static enum pr_msg_err v_closev(const struct pr_msg *m, int have_fd)
 {
-	(void)have_fd;
 	return m->u.closev.nclosed >= 1 && closed_ok(m->u.closev.nclosed, m->u.closev.closed) ?
 	       PR_MSG_OK : PR_MSG_EBADFIELD;
 }
