@@ -190,7 +190,7 @@ void flenc_entry(struct sess *s, const struct flist *fl, size_t idx, struct flen
 		flags |= XMIT_SAME_TIME;
 	if (proto >= 31 && f->st.mtime_nsec)
 		flags |= XMIT_MOD_NSEC;
-	if (o->atimes && !S_ISDIR(mode) && f->st.atime == pv->atime)
+	if (o->atimes && !S_ISDIR(mode) && fe_atime(f) == pv->atime)
 		flags |= XMIT_SAME_ATIME;
 	if (o->hard_links && proto >= 30 && !S_ISDIR(mode) && fe_nlink(f) > 1) {
 		hl_ref = hl_lookup(&enc->hl, f->x->dev, f->x->ino, fl->ndx_start + (int32_t)idx);
@@ -250,7 +250,7 @@ void flenc_entry(struct sess *s, const struct flist *fl, size_t idx, struct flen
 	pv->uid = f->st.uid;
 	pv->gid = f->st.gid;
 	if (!S_ISDIR(mode))
-		pv->atime = f->st.atime;
+		pv->atime = fe_atime(f);
 
 	if (hl_ref >= 0)
 		io_write_varint(io, hl_ref);
@@ -268,7 +268,7 @@ void flenc_entry(struct sess *s, const struct flist *fl, size_t idx, struct flen
 	if (!(flags & XMIT_SAME_MODE))
 		io_write_int32(io, (int32_t)mode);
 	if (o->atimes && !S_ISDIR(mode) && !(flags & XMIT_SAME_ATIME))
-		io_write_varlong(io, f->st.atime, 4);
+		io_write_varlong(io, fe_atime(f), 4);
 	if (!(flags & XMIT_SAME_UID))
 		io_write_varint30(io, (int32_t)f->st.uid);
 	if (un)

@@ -164,10 +164,11 @@ static struct fentry *add_entry(struct flist *fl, const char *name, uint32_t roo
 	memset(f, 0, sizeof(*f));
 	f->name = arena_strdup(fl, name);
 	f->root = root;
-	f->st = (struct fstat){ st->size, st->mtime, st->atime, st->mode, st->uid, st->gid, st->mtime_nsec };
+	f->st = (struct fstat){ st->size, st->mtime, st->mode, st->uid, st->gid, st->mtime_nsec };
 	if (S_ISDIR(st->mode) || st->nlink > 1 || S_ISCHR(st->mode) || S_ISBLK(st->mode) || link ||
-	    (fl->keep_ino && S_ISREG(st->mode))) {
+	    (fl->keep_ino && S_ISREG(st->mode)) || fl->keep_atime) {
 		f->x = arena_zalloc_aligned(fl, sizeof(*f->x));
+		f->x->atime = st->atime;
 		f->x->dev = st->dev;
 		f->x->ino = st->ino;
 		f->x->rdev = st->rdev;

@@ -41,16 +41,18 @@ enum dir_role { DIR_CONTENT_TOP = 1, DIR_CONTENT = 2, DIR_NO_CONTENT = 3, DIR_IM
 /* What every entry keeps of the monitor's pr_stat. */
 struct fstat {
 	uint64_t size;
-	int64_t mtime, atime;
+	int64_t mtime;
 	uint32_t mode, uid, gid, mtime_nsec;
 };
 
 /* What few entries need (directories, hard-link candidates, devices,
- * symlinks, -c sums): kept apart so a large list stays small. */
+ * symlinks, -c sums, access times for -U): kept apart so a large list
+ * stays small. */
 struct fext {
 	char *link;            /* symlink target */
 	unsigned char *sum;    /* -c sum */
 	uint64_t dev, ino, rdev;
+	int64_t atime;         /* -U (keep_atime): every non-directory has its fext */
 	uint32_t nlink;
 	struct xa_ref xa;      /* -A, -X: its lists (xattr.h) */
 };
@@ -87,6 +89,7 @@ struct flist {
 	size_t populated;      /* e[0..populated) has its pages (next_slot()) */
 	struct arena_chunk *arena;
 	int keep_ino;          /* protocol 27 -H: every regular file carries dev/ino */
+	int keep_atime;        /* -U: every non-directory carries its atime */
 	int32_t ndx_start;     /* file index of e[0] */
 	const struct flroots *roots;
 	struct fentry dir;     /* a sub-list's own directory (index ndx_start - 1), for

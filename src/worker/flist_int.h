@@ -15,6 +15,7 @@ static inline int fe_is_dir(const struct fentry *f) { return S_ISDIR(f->st.mode)
 static inline uint64_t fe_dev(const struct fentry *f) { return f->x ? f->x->dev : 0; }
 static inline uint64_t fe_rdev(const struct fentry *f) { return f->x ? f->x->rdev : 0; }
 static inline uint32_t fe_nlink(const struct fentry *f) { return f->x ? f->x->nlink : 1; }
+static inline int64_t fe_atime(const struct fentry *f) { return f->x ? f->x->atime : 0; }
 static inline const char *fe_link(const struct fentry *f) { return f->x ? f->x->link : NULL; }
 
 /* Allocation that ends the session when memory runs out. */

@@ -59,6 +59,7 @@ static struct flist *list_new(struct flset *set)
 		mon_exit(RERR_MALLOC);
 	fl->roots = &set->roots;
 	fl->keep_ino = set->s->protocol < 28 && set->s->opt.hard_links;
+	fl->keep_atime = set->s->opt.atimes;
 	return fl;
 }
 

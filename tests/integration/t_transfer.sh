@@ -179,5 +179,49 @@ if start_both "$TMP/errs.conf"; then
 	stop_both
 fi
 
+# --- -U (--atimes): access times travel in the list (protocol 30+) -------
+# Access times an hour ahead and newer than the modification times, so
+# that reading the files (relatime) leaves them alone between the pulls.
+ATREE=$TMP/atree
+mkdir -p "$ATREE/d"
+python3 - "$ATREE" <<'PY'
+import os, sys, time
+root = sys.argv[1]
+now = int(time.time())
+for i, rel in enumerate(["f1", "f2", "d/f3", "d/f4"]):
+    p = os.path.join(root, rel)
+    with open(p, "w") as f:
+        f.write("x" * (i * 100 + 1))
+    os.utime(p, (now + 3600 + i * 7, now - 86400 * 10 - i * 13))
+os.symlink("f1", os.path.join(root, "ln"))
+PY
+atimes_of() { # DIR: "name atime" of each regular file, sorted
+	python3 - "$1" <<'PY'
+import os, sys
+root = sys.argv[1]
+for d, _, files in sorted(os.walk(root)):
+    for n in sorted(files):
+        p = os.path.join(d, n)
+        if os.path.isfile(p) and not os.path.islink(p):
+            print(os.path.relpath(p, root), int(os.stat(p).st_atime))
+PY
+}
+write_mod_conf "$TMP/atime.conf" "$ATREE"
+if start_both "$TMP/atime.conf"; then
+	src_at=$(atimes_of "$ATREE")
+	for P in 30 32; do
+		PB_KEEP=1 pull_both "p${P}_U" "--protocol=$P -aU -i" mod/
+		if [ "$(atimes_of "$TMP/p_p${P}_U")" = "$src_at" ] && [ "$(atimes_of "$TMP/r_p${P}_U")" = "$src_at" ]; then
+			pass "p${P}_U: both daemons deliver the source's access times"
+		else
+			fail "p${P}_U: access times differ: source / rsyncd / $P_LABEL:"
+			printf '%s\n--\n' "$src_at" "$(atimes_of "$TMP/r_p${P}_U")" "$(atimes_of "$TMP/p_p${P}_U")" | sed 's/^/    /'
+		fi
+		rm -rf "$TMP/r_p${P}_U" "$TMP/p_p${P}_U"
+	done
+	PB_INC=1 pull_both "p32_U_inc" "--protocol=32 -aU -i" mod/
+	stop_both
+fi
+
 echo "# t_transfer.sh: $((SECONDS - T0)) s (P side: $P_LABEL)"
 finish
