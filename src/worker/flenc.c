@@ -143,7 +143,7 @@ void flenc_entry(struct sess *s, const struct flist *fl, size_t idx, struct flen
 	int abbreviated = 0;
 
 	if (S_ISDIR(mode)) {
-		switch (f->dir_role) {
+		switch (fe_dir_role(f)) {
 		case DIR_CONTENT_TOP: flags |= XMIT_TOP_DIR; break;
 		case DIR_IMPLIED: if (proto >= 30) flags |= XMIT_TOP_DIR | XMIT_NO_CONTENT_DIR; break;
 		case DIR_NO_CONTENT: if (proto >= 30) flags |= XMIT_NO_CONTENT_DIR; break;

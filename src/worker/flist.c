@@ -74,6 +74,10 @@ static uint32_t add_root(struct flroots *r, const char *root, int slash)
 #define ARENA_FIRST 1024
 #define ARENA_MAX 65536
 
+/* A million-entry list is what a session without incremental recursion
+ * holds; flist.h says how an entry stays this small. */
+_Static_assert(sizeof(struct fentry) == 48, "a list entry is 48 bytes");
+
 static void *arena_alloc(struct flist *fl, size_t n)
 {
 	struct arena_chunk *c = fl->arena;
@@ -163,11 +167,13 @@ static struct fentry *add_entry(struct flist *fl, const char *name, uint32_t roo
 	f = next_slot(fl);
 	memset(f, 0, sizeof(*f));
 	f->name = arena_strdup(fl, name);
-	f->root = root;
-	f->st = (struct fstat){ st->size, st->mtime, st->mode, st->uid, st->gid, st->mtime_nsec };
+	f->st = (struct fstat){ .size = st->size, .mtime = st->mtime, .uid = st->uid, .gid = st->gid,
+				.mtime_nsec = st->mtime_nsec, .mode = (uint16_t)st->mode,
+				.root = (uint16_t)(root < FE_ROOT_EXT ? root : FE_ROOT_EXT) };
 	if (S_ISDIR(st->mode) || st->nlink > 1 || S_ISCHR(st->mode) || S_ISBLK(st->mode) || link ||
-	    (fl->keep_ino && S_ISREG(st->mode)) || fl->keep_atime) {
+	    (fl->keep_ino && S_ISREG(st->mode)) || fl->keep_atime || root >= FE_ROOT_EXT) {
 		f->x = arena_zalloc_aligned(fl, sizeof(*f->x));
+		f->x->root = root;
 		f->x->atime = st->atime;
 		f->x->dev = st->dev;
 		f->x->ino = st->ino;
@@ -224,7 +230,7 @@ static int join(char *out, size_t cap, const char *a, const char *b)
 
 int flist_module_path(const struct flist *fl, const struct fentry *f, char *buf, size_t cap)
 {
-	return join(buf, cap, fl->roots->v[f->root], f->name);
+	return join(buf, cap, fl->roots->v[fe_root(f)], f->name);
 }
 
 /*
@@ -448,7 +454,7 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 		if (s->opt.one_file_system > 1)
 			return 0;
 		if ((f = add_full(sc, name, sc->cur->root, &st, NULL, followed)) != NULL)
-			f->dir_role = DIR_NO_CONTENT;
+			f->x->dir_role = DIR_NO_CONTENT;
 		return 0;
 	}
 	if (!flconv_check(s, name, mpath, S_ISLNK(st.mode) ? link : NULL))
@@ -456,8 +462,8 @@ static int scan_entry(void *ctx, const struct pr_dirent *d)
 	if ((f = add_full(sc, name, sc->cur->root, &st, S_ISLNK(st.mode) ? link : NULL, followed)) == NULL)
 		return 0;
 	if (S_ISDIR(st.mode)) {
-		f->dir_role = s->opt.recursive ? DIR_CONTENT : DIR_NO_CONTENT;
-		f->depth = (uint16_t)(sc->cur->depth + 1);
+		f->x->dir_role = s->opt.recursive ? DIR_CONTENT : DIR_NO_CONTENT;
+		f->x->depth = (uint16_t)(sc->cur->depth + 1);
 		if (s->opt.recursive && !sc->inc)
 			push_dir(sc, name, sc->cur->root, st.dev, sc->cur->depth + 1);
 	}
@@ -513,7 +519,7 @@ static void add_implied(struct sess *s, struct scan *sc, uint32_t root, const ch
 		    fsc_stat(mpath, 1, &st, NULL, 0) != 0 || !S_ISDIR(st.mode))
 			continue;
 		if ((f = add_full(sc, part, root, &st, NULL, XA_THROUGH)) != NULL)
-			f->dir_role = DIR_IMPLIED;
+			f->x->dir_role = DIR_IMPLIED;
 	}
 }
 
@@ -527,7 +533,7 @@ static void add_dot_dir(struct sess *s, struct scan *sc, uint32_t root)
 	sc->dot_sent = 1;
 	if (fsc_stat(sc->roots->v[root], 1, &st, NULL, 0) == 0 && S_ISDIR(st.mode) &&
 	    (f = add_full(sc, ".", root, &st, NULL, XA_THROUGH)) != NULL)
-		f->dir_role = DIR_IMPLIED;
+		f->x->dir_role = DIR_IMPLIED;
 	(void)s;
 }
 
@@ -823,12 +829,12 @@ static void arg_add(struct sess *s, struct scan *sc, struct argp *a, int err, st
 	if (f == NULL || !S_ISDIR(st->mode))
 		return;
 	if (s->opt.recursive || a->dotdir) {
-		f->dir_role = DIR_CONTENT_TOP;
+		f->x->dir_role = DIR_CONTENT_TOP;
 		/* incremental: only "." is scanned into the first list */
 		if (!sc->inc || strcmp(a->name, ".") == 0)
 			push_dir(sc, a->name, root, st->dev, 0);
 	} else {
-		f->dir_role = DIR_NO_CONTENT;
+		f->x->dir_role = DIR_NO_CONTENT;
 	}
 }
 
@@ -978,9 +984,9 @@ void fl_sort_dedupe(struct sess *s, struct flist *fl,
 	for (size_t i = 0; i < fl->n; i++) {
 		if (w > 0 && strcmp(fl->e[w - 1].name, fl->e[i].name) == 0 &&
 		    fe_is_dir(&fl->e[w - 1]) == fe_is_dir(&fl->e[i])) {
-			if (fl->e[i].dir_role == DIR_CONTENT_TOP)
-				fl->e[w - 1].dir_role = DIR_CONTENT_TOP;
-			if (dropped_dir && fe_is_dir(&fl->e[i]) && fl->e[i].root != fl->e[w - 1].root &&
+			if (fe_dir_role(&fl->e[i]) == DIR_CONTENT_TOP)
+				fl->e[w - 1].x->dir_role = DIR_CONTENT_TOP;
+			if (dropped_dir && fe_is_dir(&fl->e[i]) && fe_root(&fl->e[i]) != fe_root(&fl->e[w - 1]) &&
 			    strcmp(fl->e[i].name, ".") != 0)
 				dropped_dir(ctx, &fl->e[i]);
 			continue;

@@ -38,12 +38,29 @@
 /* Directory roles that decide the directory flags. */
 enum dir_role { DIR_CONTENT_TOP = 1, DIR_CONTENT = 2, DIR_NO_CONTENT = 3, DIR_IMPLIED = 4 };
 
-/* What every entry keeps of the monitor's pr_stat. */
+/* What every entry keeps of the monitor's pr_stat, and the two fields of
+ * its own every entry needs, packed so that an entry is 48 bytes (a
+ * million-entry list without incremental recursion is what a session
+ * holds at once: rsyncd's own is about 75 bytes an entry). */
 struct fstat {
 	uint64_t size;
 	int64_t mtime;
-	uint32_t mode, uid, gid, mtime_nsec;
+	uint32_t uid, gid;
+	uint32_t mtime_nsec : 30;
+	uint32_t sent : 1;     /* data sent once: a later request is a redo */
+	uint16_t mode;         /* type and permission bits (S_IFMT | 07777 fit) */
+	uint16_t root;         /* index of the transfer root, or FE_ROOT_EXT (fe_root()) */
 };
+
+/* A transfer root index that does not fit st.root (a wildcard argument
+ * can expand to any number of roots) lives in the entry's fext.  The
+ * test build moves the line down to 3, so that the pulls of several
+ * arguments in the integration tests take that path too. */
+#ifdef PRSYNCD_TEST_HOOKS
+#define FE_ROOT_EXT 3u
+#else
+#define FE_ROOT_EXT 0xffffu
+#endif
 
 /* What few entries need (directories, hard-link candidates, devices,
  * symlinks, -c sums, access times for -U): kept apart so a large list
@@ -54,18 +71,24 @@ struct fext {
 	uint64_t dev, ino, rdev;
 	int64_t atime;         /* -U (keep_atime): every non-directory has its fext */
 	uint32_t nlink;
+	uint32_t root;         /* the transfer root when st.root is FE_ROOT_EXT */
+	uint16_t depth;        /* directories: levels below the source argument's top (filters.h) */
+	uint8_t dir_role;      /* directories (which always have their fext) */
 	struct xa_ref xa;      /* -A, -X: its lists (xattr.h) */
 };
 
+/* One list entry: 48 bytes; names and fext live in the list's arena. */
 struct fentry {
 	char *name;            /* as the client sees it; "." for a dot-dir */
 	struct fext *x;        /* NULL: no link or sum, dev/ino/rdev 0, one link */
 	struct fstat st;
-	uint32_t root;         /* index of the transfer root (module path prefix) */
-	uint8_t dir_role;      /* directories only */
-	uint8_t sent;          /* data sent once: a later request is a redo */
-	uint16_t depth;        /* directories: levels below the source argument's top (filters.h) */
-};                             /* names and fext live in the list's arena */
+};
+
+/* The entry's transfer root index (into struct flroots). */
+static inline uint32_t fe_root(const struct fentry *f)
+{
+	return f->st.root != FE_ROOT_EXT ? f->st.root : f->x->root;
+}
 
 /* Transfer roots (module path prefixes), shared by all lists of a session. */
 struct flroots {
@@ -98,6 +121,7 @@ struct flist {
 	 * ndx_start - 1 names: its module path and ACL/xattr lists */
 	char *dir_mpath;
 	struct xa_ref dir_xa;
+	struct fext dir_x;     /* dir's fext when its root index needs one */
 };
 
 /* A directory whose sub-list is still to be sent (incremental recursion). */

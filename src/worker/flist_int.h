@@ -16,6 +16,8 @@ static inline uint64_t fe_dev(const struct fentry *f) { return f->x ? f->x->dev 
 static inline uint64_t fe_rdev(const struct fentry *f) { return f->x ? f->x->rdev : 0; }
 static inline uint32_t fe_nlink(const struct fentry *f) { return f->x ? f->x->nlink : 1; }
 static inline int64_t fe_atime(const struct fentry *f) { return f->x ? f->x->atime : 0; }
+static inline uint8_t fe_dir_role(const struct fentry *f) { return f->x ? f->x->dir_role : 0; }
+static inline uint16_t fe_depth(const struct fentry *f) { return f->x ? f->x->depth : 0; }
 static inline const char *fe_link(const struct fentry *f) { return f->x ? f->x->link : NULL; }
 
 /* Allocation that ends the session when memory runs out. */

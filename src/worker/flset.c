@@ -112,7 +112,7 @@ static void queue_dirs(struct flset *set, const struct flist *fl)
 			set->pending = fl_xrealloc(set->pending, set->pending_cap * sizeof(*set->pending));
 		}
 		set->pending[set->npending++] = (struct pdir){
-			fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), dn, f->st,
+			fl_xstrdup(f->name), fe_root(f), fe_dir_role(f), fe_depth(f), fe_dev(f), dn, f->st,
 			f->x ? f->x->xa : (struct xa_ref){ 0, 0, 0 }
 		};
 	}
@@ -127,13 +127,13 @@ static void add_also(void *ctx, const struct fentry *f)
 {
 	struct flset *set = ctx;
 
-	if (f->dir_role != DIR_CONTENT_TOP && f->dir_role != DIR_CONTENT)
+	if (fe_dir_role(f) != DIR_CONTENT_TOP && fe_dir_role(f) != DIR_CONTENT)
 		return;
 	if (set->nalso == set->also_cap) {
 		set->also_cap = set->also_cap ? set->also_cap * 2 : 8;
 		set->also = fl_xrealloc(set->also, set->also_cap * sizeof(*set->also));
 	}
-	set->also[set->nalso++] = (struct pdir){ fl_xstrdup(f->name), f->root, f->dir_role, f->depth, fe_dev(f), -1,
+	set->also[set->nalso++] = (struct pdir){ fl_xstrdup(f->name), fe_root(f), fe_dir_role(f), fe_depth(f), fe_dev(f), -1,
 						 f->st, f->x ? f->x->xa : (struct xa_ref){ 0, 0, 0 } };
 }
 
@@ -141,8 +141,8 @@ static int cmp_extra(const void *x, const void *y)
 {
 	const struct fentry *a = x, *b = y;
 
-	if (a->root != b->root)
-		return a->root < b->root ? -1 : 1;
+	if (fe_root(a) != fe_root(b))
+		return fe_root(a) < fe_root(b) ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
@@ -155,7 +155,7 @@ static void take_extras(struct flset *set, const struct pdir *d, struct flist *f
 	while (lo < hi) { /* first entry >= (root, "dir/") */
 		size_t mid = lo + (hi - lo) / 2;
 		const struct fentry *f = &x->e[mid];
-		int c = f->root != d->root ? (f->root < d->root ? -1 : 1) : strncmp(f->name, d->name, dlen);
+		int c = fe_root(f) != d->root ? (fe_root(f) < d->root ? -1 : 1) : strncmp(f->name, d->name, dlen);
 
 		if (c == 0)
 			c = f->name[dlen] == '\0' ? -1 : (unsigned char)f->name[dlen] < '/' ? -1 : 0;
@@ -168,12 +168,12 @@ static void take_extras(struct flset *set, const struct pdir *d, struct flist *f
 		struct fentry *f = &x->e[i];
 		struct fentry *n;
 
-		if (f->root != d->root || strncmp(f->name, d->name, dlen) != 0 || f->name[dlen] != '/')
+		if (fe_root(f) != d->root || strncmp(f->name, d->name, dlen) != 0 || f->name[dlen] != '/')
 			break;
 		if (strchr(f->name + dlen + 1, '/') != NULL || f->st.mode == 0)
 			continue;
 		n = fl_copy_entry(fl, f);
-		n->sent = 0;
+		n->st.sent = 0;
 		f->st.mode = 0; /* taken */
 	}
 }
@@ -273,7 +273,12 @@ static void send_next(struct flset *set)
 	set->last_io_error = s->io_error;
 	list_finish_and_send(set, fl, err);
 	queue_dirs(set, fl);
-	fl->dir = (struct fentry){ .name = d.name, .st = d.st, .root = d.root }; /* the list frees it */
+	fl->dir = (struct fentry){ .name = d.name, .st = d.st }; /* the list frees it */
+	fl->dir.st.root = (uint16_t)(d.root < FE_ROOT_EXT ? d.root : FE_ROOT_EXT);
+	if (d.root >= FE_ROOT_EXT) {
+		fl->dir_x = (struct fext){ .root = d.root, .nlink = 1 };
+		fl->dir.x = &fl->dir_x;
+	}
 }
 
 void flset_fill(struct flset *set, size_t want)

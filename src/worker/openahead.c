@@ -97,7 +97,7 @@ int oa_open(struct flist *fl, size_t idx, const char *mpath, int ahead, struct o
 	for (size_t j = idx + 1; ahead && j < fl->n && n < oa.want; j++) {
 		const struct fentry *f = &fl->e[j];
 
-		if (!S_ISREG(f->st.mode) || f->sent ||
+		if (!S_ISREG(f->st.mode) || f->st.sent ||
 		    flist_module_path(fl, f, paths[n], sizeof(paths[n])) < 0)
 			continue;
 		ask[n] = paths[n];

@@ -191,7 +191,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 
 	if (f == NULL || !S_ISREG(f->st.mode))
 		io_fatal(&s->io, RERR_PROTOCOL, "transfer request for a non-regular file (index %d) [sender]", r->ndx);
-	redo = f->sent;
+	redo = f->st.sent;
 	append = s->opt.append && !redo;
 	if (phase >= 2)
 		io_fatal(&s->io, RERR_PROTOCOL, "got transfer request in phase 2 [sender]");
@@ -275,7 +275,7 @@ static void send_file(struct sess *s, struct flist *fl, struct fentry *f, const 
 	fmap_close(&map);
 	oa_close(&of);
 	sums_free(&ss);
-	f->sent = 1;
+	f->st.sent = 1;
 	*literal_total += ms.literal_bytes;
 	*matched_total += ms.matched_bytes;
 }

@@ -72,7 +72,7 @@ void xferrec_send(const struct sess *s, const struct flist *fl, const struct fen
 {
 	struct pr_msg m;
 	struct pr_w_xfer *x = &m.u.xfer;
-	const char *root = fl->roots->v[f->root];
+	const char *root = fl->roots->v[fe_root(f)];
 	enum csum_type t = s->opt.always_checksum ? s->flist.type : s->xfer.type;
 	int n;
 
