@@ -916,6 +916,16 @@ int flist_cmp(const struct fentry *a, const struct fentry *b, int protocol)
 	return pa[i] == '\0' ? -1 : 1;
 }
 
+/* Right-before-left: entry x (of the right run) sorts before entry y. */
+#define BEFORE(x, y) (flist_cmp(&fl->e[x], &fl->e[y], protocol) < 0)
+
+/*
+ * A stable bottom-up merge sort of the entries' indices, then the entries
+ * moved once into that order.  Each merge copies out only the shorter of
+ * its two runs (at most n/2 indices: 6 bytes an entry in all, at the
+ * moment a whole list is in memory) and merges into the gap from the end
+ * the copy freed; two runs already in order are left as they are.
+ */
 static void sort_entries(struct flist *fl, int protocol)
 {
 	size_t n = fl->n;
@@ -924,29 +934,38 @@ static void sort_entries(struct flist *fl, int protocol)
 	if (n < 2)
 		return;
 	a = malloc(n * sizeof(*a));
-	t = malloc(n * sizeof(*t));
+	t = malloc((n / 2 + 1) * sizeof(*t));
 	if (a == NULL || t == NULL)
 		mon_exit(RERR_MALLOC);
-	prefault_range(a, n * sizeof(*a)); /* both written whole */
-	prefault_range(t, n * sizeof(*t));
+	prefault_range(a, n * sizeof(*a)); /* written whole */
 	for (size_t i = 0; i < n; i++)
 		a[i] = (uint32_t)i;
 	for (size_t w = 1; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t i = lo, j = mid, k = lo;
+		for (size_t lo = 0; lo + w < n; lo += 2 * w) {
+			size_t mid = lo + w, hi = lo + 2 * w < n ? lo + 2 * w : n;
 
-			while (i < mid && j < hi)
-				t[k++] = flist_cmp(&fl->e[a[j]], &fl->e[a[i]], protocol) < 0 ? a[j++] : a[i++];
-			while (i < mid)
-				t[k++] = a[i++];
-			while (j < hi)
-				t[k++] = a[j++];
+			if (!BEFORE(a[mid], a[mid - 1]))
+				continue;
+			if (mid - lo <= hi - mid) { /* the left run out; merge from the front */
+				size_t nl = mid - lo, i = 0, j = mid, k = lo;
+
+				memcpy(t, a + lo, nl * sizeof(*t));
+				while (i < nl && j < hi)
+					a[k++] = BEFORE(a[j], t[i]) ? a[j++] : t[i++];
+				while (i < nl)
+					a[k++] = t[i++];
+			} else { /* the right run out; merge from the back */
+				size_t nr = hi - mid, i = mid, j = nr, k = hi;
+
+				memcpy(t, a + mid, nr * sizeof(*t));
+				while (j > 0 && i > lo)
+					a[--k] = BEFORE(t[j - 1], a[i - 1]) ? a[--i] : t[--j];
+				while (j > 0)
+					a[--k] = t[--j];
+			}
 		}
-		uint32_t *swap = a;
-		a = t;
-		t = swap;
 	}
+#undef BEFORE
 	/* position j receives the entry that was at a[j] */
 	for (size_t i = 0; i < n; i++) {
 		struct fentry saved;
