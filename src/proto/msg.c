@@ -227,8 +227,7 @@ const char *pr_msg_strerror(enum pr_msg_err e)
 	return "unknown error";
 }
 
-enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
-			    const struct pr_msg_check *checks, size_t n)
+enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir, int nfds)
 {
 	const struct msg_row *r;
 	int flag_fd;
@@ -247,6 +246,16 @@ enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nf
 	flag_fd = (m->h.flags & PR_F_FD) != 0;
 	if (nfds < 0 || flag_fd != (nfds != 0) || (unsigned)nfds > r->fds)
 		return PR_MSG_EBADFD;
+	return PR_MSG_OK;
+}
+
+enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
+			    const struct pr_msg_check *checks, size_t n)
+{
+	enum pr_msg_err e = pr_msg_check_header(m, dir, nfds);
+
+	if (e != PR_MSG_OK)
+		return e;
 	for (size_t i = 0; i < n; i++)
 		if (checks[i].type == m->h.type)
 			return checks[i].check(m, nfds);
