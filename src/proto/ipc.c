@@ -34,7 +34,8 @@ int pr_ipc_send_fds(struct pr_ipc *c, struct pr_msg *m, const int *fds, size_t n
 	 * union (only a test's forgery) is cut to it. */
 	size_t len = sizeof(m->h) + (m->h.len <= PR_MSG_BODY_MAX ? m->h.len : PR_MSG_BODY_MAX);
 	struct iovec iov = { .iov_base = m, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			     .msg_controllen = nfds ? CMSG_SPACE(nfds * sizeof(int)) : 0 };
 	ssize_t n;
 
 	if (nfds > PR_MSG_FDS_MAX) {
@@ -42,30 +43,18 @@ int pr_ipc_send_fds(struct pr_ipc *c, struct pr_msg *m, const int *fds, size_t n
 		return -1;
 	}
 	m->h.seq = ++c->send_seq;
-	m->h.flags &= (uint16_t)~PR_F_FD;
-	if (nfds > 0) {
-		struct cmsghdr *cm;
-
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.buf;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-		m->h.flags |= PR_F_FD;
-	}
+	m->h.flags = (uint16_t)((m->h.flags & ~PR_F_FD) | (nfds ? PR_F_FD : 0));
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.align = (struct cmsghdr){ .cmsg_len = CMSG_LEN(nfds * sizeof(int)),
+				      .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS };
+	if (nfds > 0) /* fds may be NULL with none */
+		memcpy(CMSG_DATA(&ctl.align), fds, nfds * sizeof(int));
 	do {
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -1;
-	if ((size_t)n != len) {
+	if (n >= 0 && (size_t)n != len)
 		errno = EMSGSIZE;
-		return -1;
-	}
-	return 0;
+	return n >= 0 && (size_t)n == len ? 0 : -1;
 }
 
 int pr_ipc_send(struct pr_ipc *c, struct pr_msg *m, int fd_to_pass)
