@@ -608,7 +608,7 @@ static void serve(struct session *s, int deadline_secs)
 		struct pollfd p = { .fd = s->ipc.fd, .events = POLLIN };
 		struct pr_msg m;
 		const char *why;
-		int fd, timeout = -1, rc;
+		int timeout = -1, rc;
 
 		/* Only the text phases have a deadline; afterwards the next
 		 * record is simply waited for (one system call per request). */
@@ -631,7 +631,7 @@ static void serve(struct session *s, int deadline_secs)
 			if (rc == 0)
 				continue;
 		}
-		switch (pr_ipc_recv(&s->ipc, &m, &fd, &why)) {
+		switch (pr_ipc_recv_nofd(&s->ipc, &m, &why)) {
 		case PR_IPC_OK:
 			break;
 		case PR_IPC_EOF:
@@ -643,11 +643,6 @@ static void serve(struct session *s, int deadline_secs)
 		case PR_IPC_INVALID:
 			log_msg(PR_LOG_ERR, "invalid message from worker (%s); ending session", why);
 			return;
-		}
-		if (fd >= 0) {
-			/* No worker request carries a descriptor today; the
-			 * validator already refused any that did. */
-			close(fd);
 		}
 		if (dispatch(s, &m) < 0)
 			return;
@@ -978,12 +973,9 @@ int session_fuzz_step(struct session *s)
 {
 	struct pr_msg m;
 	const char *why;
-	int fd;
 
-	if (pr_ipc_recv(&s->ipc, &m, &fd, &why) != PR_IPC_OK)
+	if (pr_ipc_recv_nofd(&s->ipc, &m, &why) != PR_IPC_OK)
 		return -1;
-	if (fd >= 0)
-		close(fd);
 	return dispatch(s, &m);
 }
 

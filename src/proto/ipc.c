@@ -34,7 +34,8 @@ int pr_ipc_send_fds(struct pr_ipc *c, struct pr_msg *m, const int *fds, size_t n
 	 * union (only a test's forgery) is cut to it. */
 	size_t len = sizeof(m->h) + (m->h.len <= PR_MSG_BODY_MAX ? m->h.len : PR_MSG_BODY_MAX);
 	struct iovec iov = { .iov_base = m, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			     .msg_controllen = nfds ? CMSG_SPACE(nfds * sizeof(int)) : 0 };
 	ssize_t n;
 
 	if (nfds > PR_MSG_FDS_MAX) {
@@ -42,30 +43,18 @@ int pr_ipc_send_fds(struct pr_ipc *c, struct pr_msg *m, const int *fds, size_t n
 		return -1;
 	}
 	m->h.seq = ++c->send_seq;
-	m->h.flags &= (uint16_t)~PR_F_FD;
-	if (nfds > 0) {
-		struct cmsghdr *cm;
-
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.buf;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-		m->h.flags |= PR_F_FD;
-	}
+	m->h.flags = (uint16_t)((m->h.flags & ~PR_F_FD) | (nfds ? PR_F_FD : 0));
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.align = (struct cmsghdr){ .cmsg_len = CMSG_LEN(nfds * sizeof(int)),
+				      .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS };
+	if (nfds > 0) /* fds may be NULL with none */
+		memcpy(CMSG_DATA(&ctl.align), fds, nfds * sizeof(int));
 	do {
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -1;
-	if ((size_t)n != len) {
+	if (n >= 0 && (size_t)n != len)
 		errno = EMSGSIZE;
-		return -1;
-	}
-	return 0;
+	return n >= 0 && (size_t)n == len ? 0 : -1;
 }
 
 int pr_ipc_send(struct pr_ipc *c, struct pr_msg *m, int fd_to_pass)
@@ -107,6 +96,77 @@ static void close_all(int *fds, size_t n)
 	}
 }
 
+/* One record.  A unix socket whose peer closed with records of ours unread
+ * reports ECONNRESET once, ahead of the records the peer sent before it
+ * closed: those (a worker's last log line and exit status) are still
+ * queued, so the reset is consumed and the read retried, once. */
+static ssize_t recv_record(int fd, struct msghdr *mh)
+{
+	ssize_t n;
+
+	for (int reset = 0;;) {
+		n = recvmsg(fd, mh, MSG_CMSG_CLOEXEC);
+		if (n >= 0 || (errno != EINTR && (errno != ECONNRESET || reset++)))
+			return n;
+	}
+}
+
+/* recvmsg returns 0 both for a closed peer and for an empty record; only
+ * the hang-up flags tell them apart. */
+static enum pr_ipc_result empty_record(int fd, const char **why)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP)))
+		return PR_IPC_EOF;
+	*why = "short record";
+	return PR_IPC_INVALID;
+}
+
+/* Why a record of n bytes with nfds descriptors is invalid, or NULL (and
+ * the sequence number taken) if it is not. */
+static const char *check_record(struct pr_ipc *c, const struct pr_msg *m, ssize_t n,
+				int msg_flags, size_t nfds, size_t cap)
+{
+	enum pr_msg_err e;
+
+	if (msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+		return "oversized record or descriptor overflow";
+	if ((size_t)n < sizeof(m->h))
+		return "short record";
+	if (m->h.len > PR_MSG_BODY_MAX)
+		return pr_msg_strerror(PR_MSG_EBADLEN); /* no type has such a body */
+	if ((size_t)n != sizeof(m->h) + m->h.len)
+		return (size_t)n < sizeof(m->h) + m->h.len ? "short record" : "record longer than its header says";
+	if (nfds > PR_MSG_FDS_MAX || nfds > cap)
+		return cap <= 1 ? "more than one descriptor" : "too many descriptors";
+	e = c->recv_check(m, (int)nfds);
+	if (e != PR_MSG_OK)
+		return pr_msg_strerror(e);
+	if (m->h.seq != c->recv_seq + 1)
+		return pr_msg_strerror(PR_MSG_EBADSEQ);
+	c->recv_seq = m->h.seq;
+	return NULL;
+}
+
+enum pr_ipc_result pr_ipc_recv_nofd(struct pr_ipc *c, struct pr_msg *m, const char **why)
+{
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 }; /* no room for a descriptor */
+	ssize_t n = recv_record(c->fd, &mh);
+
+	*why = NULL;
+	if (n < 0)
+		return PR_IPC_ERR;
+	if (mh.msg_flags & MSG_CTRUNC)
+		*why = pr_msg_strerror(PR_MSG_EBADFD); /* the kernel dropped it */
+	else if (n == 0)
+		return empty_record(c->fd, why);
+	else
+		*why = check_record(c, m, n, mh.msg_flags, 0, 0);
+	return *why ? PR_IPC_INVALID : PR_IPC_OK;
+}
+
 enum pr_ipc_result pr_ipc_recv_fds(struct pr_ipc *c, struct pr_msg *m, int *fds, size_t cap,
 				   size_t *nfds_out, const char **why)
 {
@@ -118,71 +178,24 @@ enum pr_ipc_result pr_ipc_recv_fds(struct pr_ipc *c, struct pr_msg *m, int *fds,
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
-	enum pr_msg_err e;
-	ssize_t n;
-	size_t nfds, kept;
+	ssize_t n = recv_record(c->fd, &mh);
+	size_t nfds;
 
 	*nfds_out = 0;
 	*why = NULL;
-	/* A unix socket whose peer closed with records of ours unread reports
-	 * ECONNRESET once, ahead of the records the peer sent before it
-	 * closed: those (a worker's last log line and exit status) are still
-	 * queued, so the reset is consumed and the read retried, once. */
-	for (int reset = 0;;) {
-		n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
-		if (n >= 0 || (errno != EINTR && (errno != ECONNRESET || reset++)))
-			break;
-	}
 	if (n < 0)
 		return PR_IPC_ERR;
 	nfds = take_fds(&mh, got, RECV_FDS_ROOM);
-	kept = nfds < RECV_FDS_ROOM ? nfds : RECV_FDS_ROOM;
-	if (n == 0 && nfds == 0) {
-		/* recvmsg returns 0 both for a closed peer and for an empty
-		 * record; only the hang-up flags tell them apart. */
-		struct pollfd p = { .fd = c->fd, .events = POLLRDHUP };
-
-		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP)))
-			return PR_IPC_EOF;
-		*why = "short record";
+	if (n == 0 && nfds == 0)
+		return empty_record(c->fd, why);
+	*why = check_record(c, m, n, mh.msg_flags, nfds, cap);
+	if (*why != NULL) {
+		close_all(got, nfds < RECV_FDS_ROOM ? nfds : RECV_FDS_ROOM);
 		return PR_IPC_INVALID;
 	}
-	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-		*why = "oversized record or descriptor overflow";
-		goto invalid;
-	}
-	if ((size_t)n < sizeof(m->h)) {
-		*why = "short record";
-		goto invalid;
-	}
-	if (m->h.len > PR_MSG_BODY_MAX) {
-		*why = pr_msg_strerror(PR_MSG_EBADLEN); /* no type has such a body */
-		goto invalid;
-	}
-	if ((size_t)n != sizeof(m->h) + m->h.len) {
-		*why = (size_t)n < sizeof(m->h) + m->h.len ? "short record" : "record longer than its header says";
-		goto invalid;
-	}
-	if (nfds > PR_MSG_FDS_MAX || nfds > cap) {
-		*why = cap <= 1 ? "more than one descriptor" : "too many descriptors";
-		goto invalid;
-	}
-	e = c->recv_check(m, (int)nfds);
-	if (e != PR_MSG_OK) {
-		*why = pr_msg_strerror(e);
-		goto invalid;
-	}
-	if (m->h.seq != c->recv_seq + 1) {
-		*why = pr_msg_strerror(PR_MSG_EBADSEQ);
-		goto invalid;
-	}
-	c->recv_seq = m->h.seq;
 	memcpy(fds, got, nfds * sizeof(int));
 	*nfds_out = nfds;
 	return PR_IPC_OK;
-invalid:
-	close_all(got, kept);
-	return PR_IPC_INVALID;
 }
 
 enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,

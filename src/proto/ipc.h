@@ -51,6 +51,14 @@ enum pr_ipc_result pr_ipc_recv_fds(struct pr_ipc *c, struct pr_msg *m, int *fds,
 				   size_t *nfds, const char **why);
 
 /*
+ * The monitor's receive: no type a worker sends carries a descriptor
+ * (msg.c's table), so it gives the kernel no room for one; the kernel
+ * then drops any the worker attached, unread, and flags the record,
+ * which is refused as PR_MSG_EBADFD.
+ */
+enum pr_ipc_result pr_ipc_recv_nofd(struct pr_ipc *c, struct pr_msg *m, const char **why);
+
+/*
  * Close n descriptors (reordered in place): each run of consecutive numbers
  * with one close_range(2), the rest one by one.  The descriptors a batched
  * OPENV answer carries are usually consecutive on both sides (the kernel

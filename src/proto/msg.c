@@ -23,11 +23,7 @@ struct msg_row {
  * by senders through pr_msg_init). */
 int pr_str_ok(uint16_t len, const char *s, size_t cap)
 {
-	if (len >= cap)
-		return 0;
-	if (s[len] != '\0')
-		return 0;
-	return memchr(s, '\0', len) == NULL;
+	return len < cap && s[len] == '\0' && memchr(s, '\0', len) == NULL;
 }
 
 int pr_bool_ok(uint32_t v) { return v == 0 || v == 1; }
@@ -56,13 +52,9 @@ int pr_relpath_ok(const char *s, size_t len)
 /* A known file type and no bits above them. */
 int pr_mode_ok(uint32_t mode)
 {
-	switch (mode & 0170000) {
-	case 0140000: case 0120000: case 0100000: case 0060000:
-	case 0040000: case 0020000: case 0010000:
-		return (mode & ~0177777u) == 0;
-	default:
-		return 0;
-	}
+	/* bit t of the mask for each file type t = mode >> 12: socket 014,
+	 * symlink 012, regular 010, block 006, directory 004, char 002, FIFO 001 */
+	return mode <= 0177777u && ((0x1556u >> (mode >> 12)) & 1u);
 }
 
 int pr_list_next(const struct pr_m_list *b, size_t *off, struct pr_dirent *out)
@@ -210,25 +202,20 @@ const char *pr_msg_type_name(uint16_t type)
 	return r ? r->name : "unknown";
 }
 
+static const char *const errors[] = {
+	[PR_MSG_OK] = "ok", [PR_MSG_EBADMAGIC] = "bad magic", [PR_MSG_EBADTYPE] = "unknown message type",
+	[PR_MSG_EBADDIR] = "message sent in the wrong direction", [PR_MSG_EBADLEN] = "wrong body length for type",
+	[PR_MSG_EBADFLAGS] = "bad header flags", [PR_MSG_EBADSEQ] = "out-of-sequence message",
+	[PR_MSG_EBADSTR] = "malformed string field", [PR_MSG_EBADFIELD] = "field out of range",
+	[PR_MSG_EBADFD] = "descriptor missing or unexpected",
+};
+
 const char *pr_msg_strerror(enum pr_msg_err e)
 {
-	switch (e) {
-	case PR_MSG_OK: return "ok";
-	case PR_MSG_EBADMAGIC: return "bad magic";
-	case PR_MSG_EBADTYPE: return "unknown message type";
-	case PR_MSG_EBADDIR: return "message sent in the wrong direction";
-	case PR_MSG_EBADLEN: return "wrong body length for type";
-	case PR_MSG_EBADFLAGS: return "bad header flags";
-	case PR_MSG_EBADSEQ: return "out-of-sequence message";
-	case PR_MSG_EBADSTR: return "malformed string field";
-	case PR_MSG_EBADFIELD: return "field out of range";
-	case PR_MSG_EBADFD: return "descriptor missing or unexpected";
-	}
-	return "unknown error";
+	return (unsigned)e < sizeof(errors) / sizeof(errors[0]) && errors[e] ? errors[e] : "unknown error";
 }
 
-enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
-			    const struct pr_msg_check *checks, size_t n)
+enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir, int nfds)
 {
 	const struct msg_row *r;
 	int flag_fd;
@@ -247,6 +234,16 @@ enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nf
 	flag_fd = (m->h.flags & PR_F_FD) != 0;
 	if (nfds < 0 || flag_fd != (nfds != 0) || (unsigned)nfds > r->fds)
 		return PR_MSG_EBADFD;
+	return PR_MSG_OK;
+}
+
+enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
+			    const struct pr_msg_check *checks, size_t n)
+{
+	enum pr_msg_err e = pr_msg_check_header(m, dir, nfds);
+
+	if (e != PR_MSG_OK)
+		return e;
 	for (size_t i = 0; i < n; i++)
 		if (checks[i].type == m->h.type)
 			return checks[i].check(m, nfds);

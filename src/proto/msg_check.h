@@ -16,8 +16,10 @@ struct pr_msg_check {
 };
 
 /* The header (magic, type, direction, exact length, flags, descriptor
- * count) against msg.c's table, then the body by the type's entry in
- * checks[n]; a type with no entry there is refused. */
+ * count) against msg.c's table. */
+enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir, int nfds);
+/* The header, then the body by the type's entry in checks[n]; a type with
+ * no entry there is refused. */
 enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
 			    const struct pr_msg_check *checks, size_t n);
 

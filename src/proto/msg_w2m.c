@@ -3,94 +3,66 @@
  * ones the monitor links (it never receives the other direction's), so
  * the code a compromised worker can reach stays what it must be.  The
  * header, length and descriptor rules of every type are msg.c's table;
- * each function here checks every body field of one type.
+ * fields[] below says, per type, what each body field must be, and
+ * check_field() is the one reading of it.  The rules no row can say (the
+ * cross-field ones of XFER, the packed paths of OPENV, the handle lists)
+ * are the v_* functions, each a row of its own.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "msg_check.h"
 
-static enum pr_msg_err no_fields(const struct pr_msg *m, int have_fd)
-{
-	return PR_MSG_OK;
-}
+enum kind {
+	F_NONE,     /* no body */
+	F_STR,      /* counted string (pr_str_ok): else EBADSTR */
+	F_LINE,     /* counted string without '\n': else EBADSTR */
+	F_NAME,     /* counted string (else EBADSTR), nonempty, without '\n' (else EBADFIELD) */
+	F_RELPATH,  /* module path (pr_relpath_ok): else EBADSTR */
+	F_RANGE,    /* uint32 in lo..hi: else EBADFIELD */
+	F_XFER, F_OPENV, F_CLOSEV, /* v_xfer, v_openv, v_closev */
+};
 
-static enum pr_msg_err v_ready(const struct pr_msg *m, int have_fd)
-{
-	if (m->u.ready.pid == 0)
-		return PR_MSG_EBADFIELD;
-	return PR_MSG_OK;
-}
+struct field {
+	uint16_t type;
+	uint16_t kind;
+	uint32_t off;      /* of the field in struct pr_msg */
+	uint32_t lo, hi;   /* F_RANGE: the bounds; strings: hi is the capacity */
+};
 
-static enum pr_msg_err v_log(const struct pr_msg *m, int have_fd)
-{
-	if (!STR_OK(m->u.log.text))
-		return PR_MSG_EBADSTR;
-	if (m->u.log.level < PR_LOG_ERR || m->u.log.level > PR_LOG_DEBUG)
-		return PR_MSG_EBADFIELD;
-	return PR_MSG_OK;
-}
+#define STRF(t, k, f) { t, k, offsetof(struct pr_msg, u.f), 0, sizeof(((struct pr_msg *)0)->u.f.s) }
+#define U32(t, f, lo, hi) { t, F_RANGE, offsetof(struct pr_msg, u.f), lo, hi }
+#define BODY(t, k) { t, k, 0, 0, 0 }
 
-static enum pr_msg_err v_wselect(const struct pr_msg *m, int have_fd)
-{
-	if (!STR_OK(m->u.wselect.module))
-		return PR_MSG_EBADSTR;
-	if (m->u.wselect.module.len == 0 || strchr(m->u.wselect.module.s, '\n') != NULL)
-		return PR_MSG_EBADFIELD; /* a name is one request line; its @ERROR echo must be too */
-	return PR_MSG_OK;
-}
+/* Per type, its fields in the order they are checked (strings first: the
+ * error a malformed record gets is the one it got before the table). */
+static const struct field fields[] = {
+	U32(PR_W_READY, ready.pid, 1, UINT32_MAX),
+	STRF(PR_W_LOG, F_STR, log.text),
+	U32(PR_W_LOG, log.level, PR_LOG_ERR, PR_LOG_DEBUG),
+	BODY(PR_W_MODLIST, F_NONE),
+	STRF(PR_W_SELECT, F_NAME, wselect.module), /* one request line; its @ERROR echo too */
+	U32(PR_W_EXIT, exit.code, 0, 255),
+	STRF(PR_W_LIST, F_RELPATH, path.path),
+	STRF(PR_W_STAT, F_RELPATH, stat.path),
+	U32(PR_W_STAT, stat.flags, 0, PR_STAT_FOLLOW),
+	STRF(PR_W_OPEN, F_RELPATH, path.path),
+	U32(PR_W_CLOSE, close.handle, 1, UINT32_MAX),
+	STRF(PR_W_READLINK, F_RELPATH, path.path),
+	U32(PR_W_IDNAME, idname.kind, PR_ID_USER, PR_ID_GROUP),
+	STRF(PR_W_AUTH, F_LINE, auth.line),
+	STRF(PR_W_HELLO, F_LINE, hello.digests),
+	U32(PR_W_HELLO, hello.protocol, 27, 32),
+	STRF(PR_W_START, F_STR, start.request),
+	U32(PR_W_START, start.sender, 0, 1),
+	BODY(PR_W_XFER, F_XFER),
+	STRF(PR_W_XATTR, F_RELPATH, stat.path),
+	U32(PR_W_XATTR, stat.flags, 0, PR_STAT_FOLLOW),
+	BODY(PR_W_OPENV, F_OPENV),
+	BODY(PR_W_CLOSEV, F_CLOSEV),
+};
 
-static enum pr_msg_err v_hello(const struct pr_msg *m, int have_fd)
-{
-	if (!STR_OK(m->u.hello.digests) || memchr(m->u.hello.digests.s, '\n', m->u.hello.digests.len))
-		return PR_MSG_EBADSTR;
-	return m->u.hello.protocol >= 27 && m->u.hello.protocol <= 32 ? PR_MSG_OK : PR_MSG_EBADFIELD;
-}
-
-static enum pr_msg_err v_auth(const struct pr_msg *m, int have_fd)
-{
-	if (!STR_OK(m->u.auth.line) || memchr(m->u.auth.line.s, '\n', m->u.auth.line.len))
-		return PR_MSG_EBADSTR;
-	return PR_MSG_OK;
-}
-
-static enum pr_msg_err v_exit(const struct pr_msg *m, int have_fd)
-{
-	if (m->u.exit.code > 255)
-		return PR_MSG_EBADFIELD;
-	return PR_MSG_OK;
-}
-
-static enum pr_msg_err v_path(const struct pr_msg *m, int have_fd)
-{
-	return RELPATH_OK(m->u.path.path) ? PR_MSG_OK : PR_MSG_EBADSTR;
-}
-
-static enum pr_msg_err v_stat(const struct pr_msg *m, int have_fd)
-{
-	if (!RELPATH_OK(m->u.stat.path))
-		return PR_MSG_EBADSTR;
-	return (m->u.stat.flags & ~PR_STAT_FOLLOW) ? PR_MSG_EBADFIELD : PR_MSG_OK;
-}
-
-static enum pr_msg_err v_close(const struct pr_msg *m, int have_fd)
-{
-	return m->u.close.handle != 0 ? PR_MSG_OK : PR_MSG_EBADFIELD;
-}
-
-static enum pr_msg_err v_idname(const struct pr_msg *m, int have_fd)
-{
-	return (m->u.idname.kind == PR_ID_USER || m->u.idname.kind == PR_ID_GROUP) ?
-	       PR_MSG_OK : PR_MSG_EBADFIELD;
-}
-
-static enum pr_msg_err v_start(const struct pr_msg *m, int have_fd)
-{
-	if (!STR_OK(m->u.start.request))
-		return PR_MSG_EBADSTR;
-	return pr_bool_ok(m->u.start.sender) ? PR_MSG_OK : PR_MSG_EBADFIELD;
-}
-
-static enum pr_msg_err v_xfer(const struct pr_msg *m, int have_fd)
+static enum pr_msg_err v_xfer(const struct pr_msg *m)
 {
 	const struct pr_w_xfer *b = &m->u.xfer;
 
@@ -119,14 +91,13 @@ static int closed_ok(uint32_t n, const uint32_t *h)
 	return 1;
 }
 
-static enum pr_msg_err v_openv(const struct pr_msg *m, int have_fd)
+static enum pr_msg_err v_openv(const struct pr_msg *m)
 {
 	const struct pr_w_openv *b = &m->u.openv;
 	const char *path;
 	size_t off = 0, len;
 	uint32_t n = 0;
 	int r;
-
 	if (!closed_ok(b->nclosed, b->closed))
 		return PR_MSG_EBADFIELD;
 	if (b->count < 1 || b->count > PR_OPENV_MAX || b->used > sizeof(b->data) ||
@@ -140,34 +111,49 @@ static enum pr_msg_err v_openv(const struct pr_msg *m, int have_fd)
 	return r == 0 && n == b->count ? PR_MSG_OK : PR_MSG_EBADFIELD;
 }
 
-static enum pr_msg_err v_closev(const struct pr_msg *m, int have_fd)
+static enum pr_msg_err v_closev(const struct pr_msg *m)
 {
 	return m->u.closev.nclosed >= 1 && closed_ok(m->u.closev.nclosed, m->u.closev.closed) ?
 	       PR_MSG_OK : PR_MSG_EBADFIELD;
 }
 
-static const struct pr_msg_check checks[] = {
-	{ PR_W_READY, v_ready },
-	{ PR_W_LOG, v_log },
-	{ PR_W_MODLIST, no_fields },
-	{ PR_W_SELECT, v_wselect },
-	{ PR_W_EXIT, v_exit },
-	{ PR_W_LIST, v_path },
-	{ PR_W_STAT, v_stat },
-	{ PR_W_OPEN, v_path },
-	{ PR_W_CLOSE, v_close },
-	{ PR_W_READLINK, v_path },
-	{ PR_W_IDNAME, v_idname },
-	{ PR_W_AUTH, v_auth },
-	{ PR_W_HELLO, v_hello },
-	{ PR_W_START, v_start },
-	{ PR_W_XFER, v_xfer },
-	{ PR_W_XATTR, v_stat },
-	{ PR_W_OPENV, v_openv },
-	{ PR_W_CLOSEV, v_closev },
-};
+static enum pr_msg_err check_field(const struct pr_msg *m, const struct field *f)
+{
+	const char *p = (const char *)m + f->off;
+	const char *s = p + offsetof(struct pr_str_text, s); /* the same in every pr_str_* */
+	uint16_t len;
+	uint32_t v;
+
+	switch (f->kind) {
+	case F_RANGE:
+		memcpy(&v, p, sizeof(v));
+		return v >= f->lo && v <= f->hi ? PR_MSG_OK : PR_MSG_EBADFIELD;
+	case F_STR: case F_LINE: case F_NAME: case F_RELPATH:
+		memcpy(&len, p, sizeof(len));
+		if (f->kind == F_RELPATH)
+			return len < f->hi && pr_relpath_ok(s, len) ? PR_MSG_OK : PR_MSG_EBADSTR;
+		if (!pr_str_ok(len, s, f->hi) || (f->kind == F_LINE && memchr(s, '\n', len)))
+			return PR_MSG_EBADSTR;
+		return f->kind == F_NAME && (len == 0 || memchr(s, '\n', len)) ? PR_MSG_EBADFIELD : PR_MSG_OK;
+	case F_XFER:
+		return v_xfer(m);
+	case F_OPENV:
+		return v_openv(m);
+	case F_CLOSEV:
+		return v_closev(m);
+	}
+	return PR_MSG_OK; /* F_NONE */
+}
 
 enum pr_msg_err pr_msg_validate_w2m(const struct pr_msg *m, int nfds)
 {
-	return pr_msg_check(m, PR_DIR_TO_MONITOR, nfds, checks, sizeof(checks) / sizeof(checks[0]));
+	enum pr_msg_err e = pr_msg_check_header(m, PR_DIR_TO_MONITOR, nfds);
+	int known = 0;
+
+	for (size_t i = 0; e == PR_MSG_OK && i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (fields[i].type == m->h.type) {
+			e = check_field(m, &fields[i]);
+			known = 1;
+		}
+	return e != PR_MSG_OK || known ? e : PR_MSG_EBADTYPE; /* a type without a row is refused */
 }

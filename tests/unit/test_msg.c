@@ -2668,6 +2668,24 @@ static void test_ipc_send_fd_on_wrong_type(void)
 	CHECK(pr_ipc_send(&c.wrk, &m, p[1]) == 0);
 	expect_invalid(&c.mon, "descriptor", "EXIT sent with a descriptor");
 	CHECK(count_fds() == before);
+	/* the monitor's own receive: the kernel drops it, the record is refused */
+	build(&m, PR_W_EXIT);
+	CHECK(pr_ipc_send(&c.wrk, &m, p[1]) == 0);
+	{
+		const char *why = NULL;
+
+		CHECK(pr_ipc_recv_nofd(&c.mon, &m, &why) == PR_IPC_INVALID &&
+		      why != NULL && strcmp(why, "descriptor missing or unexpected") == 0);
+	}
+	CHECK(count_fds() == before);
+	build(&m, PR_W_EXIT);
+	CHECK(pr_ipc_send(&c.wrk, &m, -1) == 0);
+	{
+		const char *why = NULL;
+
+		CHECK(pr_ipc_recv_nofd(&c.mon, &m, &why) == PR_IPC_INVALID && why != NULL &&
+		      strstr(why, "out-of-sequence") != NULL); /* seq 3: the refused 2 was not taken */
+	}
 	close(p[0]);
 	close(p[1]);
 	chan_close(&c);
