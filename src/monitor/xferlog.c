@@ -162,7 +162,9 @@ void xferlog_init(struct xferlog *x, const struct cfg_module *mod, const char *h
 	}
 }
 
-/* The output buffer: appends are cut at its end. */
+/* The output buffer: appends are cut at its end.  n < cap always (cap is
+ * a fixed non-zero array size at every caller), so a full buffer copies
+ * nothing and rewrites its terminator in place. */
 struct out {
 	char *b;
 	size_t cap, n;
@@ -170,8 +172,6 @@ struct out {
 
 static void put(struct out *o, const char *s, size_t n)
 {
-	if (o->n + 1 >= o->cap)
-		return;
 	if (n > o->cap - 1 - o->n)
 		n = o->cap - 1 - o->n;
 	memcpy(o->b + o->n, s, n);
@@ -271,8 +271,6 @@ void xferlog_format(char *out, size_t cap, const struct xferlog *x, const struct
 	struct out o = { out, cap, 0 };
 	char buf[PR_RELPATH_MAX + 8];
 
-	if (cap == 0)
-		return;
 	out[0] = '\0';
 	for (size_t i = 0; i < x->nitems; i++) {
 		const struct xferlog_item *s = &x->item[i];

@@ -48,7 +48,7 @@ int xferlog_start(struct xferlog *x, const struct pr_w_start *req, struct pr_msg
 int xferlog_file(struct xferlog *x, const struct pr_w_xfer *r);
 
 /* The compiled format for record r, into out (always NUL-terminated, cut
- * at cap). */
+ * at cap, which must not be 0). */
 void xferlog_format(char *out, size_t cap, const struct xferlog *x, const struct pr_w_xfer *r);
 
 #endif
