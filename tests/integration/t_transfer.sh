@@ -194,6 +194,10 @@ for i, rel in enumerate(["f1", "f2", "d/f3", "d/f4"]):
         f.write("x" * (i * 100 + 1))
     os.utime(p, (now + 3600 + i * 7, now - 86400 * 10 - i * 13))
 os.symlink("f1", os.path.join(root, "ln"))
+# Directories and the link get fixed times too: a time in the second a
+# client creates its copy is left as it is (protocol 30 has no nsec).
+for rel in ["ln", "d", "."]:
+    os.utime(os.path.join(root, rel), (1500000000, 1500000000), follow_symlinks=False)
 PY
 atimes_of() { # DIR: "name atime" of each regular file, sorted
 	python3 - "$1" <<'PY'
