@@ -44,11 +44,12 @@ int pr_ipc_send_fds(struct pr_ipc *c, struct pr_msg *m, const int *fds, size_t n
 	}
 	m->h.seq = ++c->send_seq;
 	m->h.flags = (uint16_t)((m->h.flags & ~PR_F_FD) | (nfds ? PR_F_FD : 0));
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.align = (struct cmsghdr){ .cmsg_len = CMSG_LEN(nfds * sizeof(int)),
-				      .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS };
-	if (nfds > 0) /* fds may be NULL with none */
+	if (nfds > 0) { /* most records carry none: no control data to build */
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.align = (struct cmsghdr){ .cmsg_len = CMSG_LEN(nfds * sizeof(int)),
+					      .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS };
 		memcpy(CMSG_DATA(&ctl.align), fds, nfds * sizeof(int));
+	}
 	do {
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);

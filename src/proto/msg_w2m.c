@@ -30,6 +30,16 @@ struct field {
 	uint32_t lo, hi;   /* F_RANGE: the bounds; strings: hi is the capacity */
 };
 
+/* What the rows below rely on: every counted string is the same {len, s}
+ * shape (check_field reads them alike), and a range says what the old
+ * bit and enum tests said. */
+_Static_assert(offsetof(struct pr_str_name, s) == offsetof(struct pr_str_text, s) &&
+	       offsetof(struct pr_str_path, s) == offsetof(struct pr_str_text, s) &&
+	       offsetof(struct pr_str_relpath, s) == offsetof(struct pr_str_text, s),
+	       "counted strings share one layout");
+_Static_assert(PR_STAT_FOLLOW == 1u, "stat flags 0..PR_STAT_FOLLOW are exactly 'no other bit'");
+_Static_assert(PR_ID_GROUP == PR_ID_USER + 1, "id kinds PR_ID_USER..PR_ID_GROUP are exactly the two");
+
 #define STRF(t, k, f) { t, k, offsetof(struct pr_msg, u.f), 0, sizeof(((struct pr_msg *)0)->u.f.s) }
 #define U32(t, f, lo, hi) { t, F_RANGE, offsetof(struct pr_msg, u.f), lo, hi }
 #define BODY(t, k) { t, k, 0, 0, 0 }
@@ -98,6 +108,7 @@ static enum pr_msg_err v_openv(const struct pr_msg *m)
 	size_t off = 0, len;
 	uint32_t n = 0;
 	int r;
+
 	if (!closed_ok(b->nclosed, b->closed))
 		return PR_MSG_EBADFIELD;
 	if (b->count < 1 || b->count > PR_OPENV_MAX || b->used > sizeof(b->data) ||
