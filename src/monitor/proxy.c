@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,19 +65,14 @@ int proxy_need(const uint8_t *buf, size_t have, const char **why)
 	return have < PROXY_V1_MAX ? 1 : bad(why, "version 1 line longer than 107 bytes");
 }
 
-/* Decimal 0..65535, no sign, no leading zero. */
-static int parse_port(const char *s, size_t n, uint16_t *port)
+/* Decimal 0..65535, no sign, no leading zero: one to five digits and
+ * nothing else (what strtoul would skip or overflow on is refused). */
+static int parse_port(const char *s, uint16_t *port)
 {
-	unsigned v = 0;
+	size_t n = strspn(s, "0123456789");
+	unsigned long v = strtoul(s, NULL, 10);
 
-	if (n == 0 || n > 5 || (n > 1 && s[0] == '0'))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v > 65535)
+	if (n == 0 || n > 5 || s[n] != '\0' || (n > 1 && s[0] == '0') || v > 65535)
 		return -1;
 	*port = (uint16_t)v;
 	return 0;
@@ -135,7 +131,7 @@ static int parse_v1(const uint8_t *buf, size_t len, struct proxy_addr *out, cons
 	if (inet_pton(v6 ? AF_INET6 : AF_INET, tok[2], src) != 1 ||
 	    inet_pton(v6 ? AF_INET6 : AF_INET, tok[3], dst) != 1)
 		return bad(why, "version 1 address is not of the protocol's family");
-	if (parse_port(tok[4], strlen(tok[4]), &sport) < 0 || parse_port(tok[5], strlen(tok[5]), &dport) < 0)
+	if (parse_port(tok[4], &sport) < 0 || parse_port(tok[5], &dport) < 0)
 		return bad(why, "version 1 port is not a number from 0 to 65535");
 	set_addr(out, v6, src, sport);
 	return 0;
