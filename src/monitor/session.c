@@ -260,33 +260,6 @@ static int confine(struct session *s)
 
 static int claim_slot(struct session *s, const struct cfg_module *mod, char *text, size_t textlen);
 
-/* What the worker needs of the module to send as rsyncd would. */
-static int select_ok(struct session *s, const struct cfg_module *mod, struct pr_msg *out)
-{
-	struct pr_m_select *b = &out->u.select;
-
-	b->status = PR_SELECT_OK;
-	b->read_only = 1;
-	/* rsyncd sends no user/group names from chroot modules by default */
-	b->numeric_ids = (uint32_t)s->fs.numeric_ids;
-	b->write_only = mod->write_only != 0;
-	b->ignore_errors = mod->ignore_errors != 0;
-	b->max_verbosity = (uint32_t)mod->max_verbosity;
-	b->chmod_umask = (uint32_t)s->cfg.umask & 0777u;
-	b->timeout = (uint32_t)mod->timeout;
-	b->args_timeout = (uint32_t)cfg_handshake_bound(s->cfg.handshake_timeout, mod->timeout);
-	if (pr_str_set_name(&b->module, mod->name) < 0 ||
-	    (mod->dont_compress &&
-	     pr_str_set_text(&b->dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0) ||
-	    (mod->refuse_options && pr_str_set_text(&b->refuse, mod->refuse_options) < 0) ||
-	    (mod->outgoing_chmod && pr_str_set_text(&b->outgoing_chmod, mod->outgoing_chmod) < 0) ||
-	    (mod->charset && pr_str_set_name(&b->charset, mod->charset) < 0)) {
-		log_msg(PR_LOG_ERR, "module %s: a setting is too long for the worker once expanded", mod->name);
-		return -1;
-	}
-	return 0;
-}
-
 /* Refuse a selection with the client's @ERROR line. */
 static int select_error(struct session *s, const char *text)
 {
@@ -373,6 +346,7 @@ static int h_auth(struct session *s, const struct pr_msg *m)
 static int finish_select(struct session *s, const struct cfg_module *mod)
 {
 	struct pr_msg out;
+	struct pr_m_select *b = &out.u.select;
 	char text[PR_TEXT_MAX];
 
 	snprintf(text, sizeof(text), "@ERROR: chdir failed");
@@ -393,8 +367,26 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 		s->state = ST_LISTED; /* as rsyncd: the module is not served */
 		return select_error(s, "@ERROR: daemon security issue -- contact admin");
 	}
-	if (select_ok(s, mod, &out) < 0)
+	/* What the worker needs of the module to send as rsyncd would. */
+	b->status = PR_SELECT_OK;
+	b->read_only = 1;
+	/* rsyncd sends no user/group names from chroot modules by default */
+	b->numeric_ids = (uint32_t)s->fs.numeric_ids;
+	b->write_only = mod->write_only != 0;
+	b->ignore_errors = mod->ignore_errors != 0;
+	b->max_verbosity = (uint32_t)mod->max_verbosity;
+	b->chmod_umask = (uint32_t)s->cfg.umask & 0777u;
+	b->timeout = (uint32_t)mod->timeout;
+	b->args_timeout = (uint32_t)cfg_handshake_bound(s->cfg.handshake_timeout, mod->timeout);
+	if (pr_str_set_name(&b->module, mod->name) < 0 ||
+	    (mod->dont_compress &&
+	     pr_str_set_text(&b->dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0) ||
+	    (mod->refuse_options && pr_str_set_text(&b->refuse, mod->refuse_options) < 0) ||
+	    (mod->outgoing_chmod && pr_str_set_text(&b->outgoing_chmod, mod->outgoing_chmod) < 0) ||
+	    (mod->charset && pr_str_set_name(&b->charset, mod->charset) < 0)) {
+		log_msg(PR_LOG_ERR, "module %s: a setting is too long for the worker once expanded", mod->name);
 		return -1;
+	}
 	return send_msg(s, &out, -1);
 }
 
@@ -568,33 +560,22 @@ static pid_t spawn_worker(const char *path, int ipc_child)
 
 static void report_exit(struct session *s, int status, int kmsg_fd)
 {
-	if (WIFEXITED(status)) {
-		if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != s->exit_code)
-			log_msg(PR_LOG_WARNING, "worker %d exited with status %d", (int)s->worker,
-				WEXITSTATUS(status));
-		return;
-	}
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	long nr = sig == SIGSYS ? sigsys_lookup(kmsg_fd, s->worker) : -1;
+	const char *name = pr_syscall_name(nr);
 
-		if (s->killed && sig == SIGKILL) {
-			log_msg(PR_LOG_INFO, "worker %d terminated by the monitor", (int)s->worker);
-			return;
-		}
-		if (sig == SIGSYS) {
-			long nr = sigsys_lookup(kmsg_fd, s->worker);
-			const char *name = pr_syscall_name(nr);
-
-			if (nr >= 0)
-				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall %ld (%s)",
-					(int)s->worker, sig, nr, name ? name : "?");
-			else
-				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall not reported by the kernel",
-					(int)s->worker, sig);
-		} else {
-			log_msg(PR_LOG_ERR, "worker %d killed by signal %d (%s)", (int)s->worker, sig, strsignal(sig));
-		}
-	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != s->exit_code)
+		log_msg(PR_LOG_WARNING, "worker %d exited with status %d", (int)s->worker, WEXITSTATUS(status));
+	else if (s->killed && sig == SIGKILL)
+		log_msg(PR_LOG_INFO, "worker %d terminated by the monitor", (int)s->worker);
+	else if (sig == SIGSYS && nr >= 0)
+		log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall %ld (%s)",
+			(int)s->worker, sig, nr, name ? name : "?");
+	else if (sig == SIGSYS)
+		log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall not reported by the kernel",
+			(int)s->worker, sig);
+	else if (sig != 0)
+		log_msg(PR_LOG_ERR, "worker %d killed by signal %d (%s)", (int)s->worker, sig, strsignal(sig));
 }
 
 /* Serve the worker until it exits, it misbehaves, or the deadline passes. */
