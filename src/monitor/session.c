@@ -194,12 +194,12 @@ static int h_log(struct session *s, const struct pr_msg *m)
 	return 0;
 }
 
-static int h_modlist(struct session *s, const struct pr_msg *m)
+/* The listed modules' names and comments, then the list's end: the
+ * configuration alone (the request, PR_W_MODLIST, carries nothing). */
+static int send_modlist(struct session *s)
 {
 	struct pr_msg out;
 
-	(void)m;
-	log_msg(PR_LOG_INFO, "module-list request from %s (%s)", s->host, s->addr);
 	for (size_t i = 0; i < s->cfg.nmodules; i++) {
 		const struct cfg_module *mod = &s->cfg.modules[i];
 
@@ -213,8 +213,15 @@ static int h_modlist(struct session *s, const struct pr_msg *m)
 			return -1;
 	}
 	pr_msg_init(&out, PR_M_MODLIST_END);
-	s->state = ST_LISTED;
 	return send_msg(s, &out, -1);
+}
+
+static int h_modlist(struct session *s, const struct pr_msg *m)
+{
+	(void)m;
+	log_msg(PR_LOG_INFO, "module-list request from %s (%s)", s->host, s->addr);
+	s->state = ST_LISTED;
+	return send_modlist(s);
 }
 
 /*
