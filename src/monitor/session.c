@@ -596,7 +596,7 @@ static void serve(struct session *s, int deadline_secs)
 		struct pollfd p = { .fd = s->ipc.fd, .events = POLLIN };
 		struct pr_msg m;
 		const char *why;
-		int timeout = -1, rc;
+		int rc;
 
 		/* Only the text phases have a deadline; afterwards the next
 		 * record is simply waited for (one system call per request). */
@@ -608,32 +608,23 @@ static void serve(struct session *s, int deadline_secs)
 					deadline_secs, s->host, s->addr);
 				return;
 			}
-			timeout = left > 1000000 ? 1000000 : (int)left;
-			rc = poll(&p, 1, timeout);
-			if (rc < 0 && errno == EINTR)
-				continue;
-			if (rc < 0) {
+			rc = poll(&p, 1, left > 1000000 ? 1000000 : (int)left);
+			if (rc < 0 && errno != EINTR) {
 				log_msg(PR_LOG_ERR, "poll: %s", strerror(errno));
 				return;
 			}
-			if (rc == 0)
+			if (rc <= 0)
 				continue;
 		}
-		switch (pr_ipc_recv_nofd(&s->ipc, &m, &why)) {
-		case PR_IPC_OK:
-			break;
-		case PR_IPC_EOF:
-			s->done = 1;
-			return;
-		case PR_IPC_ERR:
+		rc = (int)pr_ipc_recv_nofd(&s->ipc, &m, &why);
+		if (rc == PR_IPC_OK && dispatch(s, &m) == 0)
+			continue;
+		s->done = rc == PR_IPC_EOF; /* the worker closed the channel: its exit is reaped */
+		if (rc == PR_IPC_ERR)
 			log_msg(PR_LOG_ERR, "reading from worker: %s", strerror(errno));
-			return;
-		case PR_IPC_INVALID:
+		else if (rc == PR_IPC_INVALID)
 			log_msg(PR_LOG_ERR, "invalid message from worker (%s); ending session", why);
-			return;
-		}
-		if (dispatch(s, &m) < 0)
-			return;
+		return;
 	}
 }
 
