@@ -435,10 +435,10 @@ static const char *check_secret(const struct auth *a, const char *user, const ch
 
 	if (a->note[0] != '\0' && (a->secrets_err == NULL || !a->secrets_late || user[0] != '#'))
 		log_msg((enum pr_log_level)a->note_level, "%s", a->note);
-	if (a->secrets_err != NULL && !a->secrets_late)
-		return a->secrets_err;
-	if (user[0] == '#')
-		return "invalid username"; /* it would match a comment */
+	/* rsyncd's order: no file or its modes, then the user name (a '#'
+	 * would match a comment), then the late reasons (secrets_late) */
+	if (user[0] == '#' && (a->secrets_err == NULL || a->secrets_late))
+		return "invalid username";
 	if (a->secrets_err != NULL)
 		return a->secrets_err;
 	for (const char *s = a->secrets; s != NULL && s < a->secrets + a->secrets_len && (want[0] || want[1]);
