@@ -521,12 +521,8 @@ int auth_check_response(struct auth *a, const struct cfg_module *m, const char *
 	}
 	snprintf(user, sizeof(user), "%.*s", (int)(sp - line), line);
 	kind = match_rule(m, user, group, sizeof(group));
-	if (kind == 0)
-		err = "no matching rule";
-	else if (kind == 'd')
-		err = "denied by rule";
-	else
-		err = check_secret(a, user, group[0] ? group : NULL, sp + 1);
+	err = kind == 0 ? "no matching rule" : kind == 'd' ? "denied by rule"
+	      : check_secret(a, user, group[0] ? group : NULL, sp + 1);
 	auth_forget(a);
 	if (err == NULL)
 		return 0;
