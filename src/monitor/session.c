@@ -454,10 +454,9 @@ static void unmap_peer(struct session *s)
 	}
 }
 
+/* Of the same family: peer_names() asks getaddrinfo for the peer's alone. */
 static int same_addr(const struct sockaddr *a, const struct sockaddr *b)
 {
-	if (a->sa_family != b->sa_family)
-		return 0;
 	if (a->sa_family == AF_INET)
 		return memcmp(&((const struct sockaddr_in *)(const void *)a)->sin_addr,
 			      &((const struct sockaddr_in *)(const void *)b)->sin_addr, 4) == 0;
