@@ -240,10 +240,14 @@ int hosts_allowed(const char *allow, const char *deny, const struct hosts_peer *
 		  const struct hosts_ns *ns, char *shown, size_t showlen)
 {
 	struct hosts_list a, d;
+	char scratch[HOSTS_TOKEN_MAX + 1];
 	int r = 0;
 
-	if (shown && showlen)
-		shown[0] = '\0';
+	if (shown == NULL || showlen == 0) { /* hosts_decide always fills one in */
+		shown = scratch;
+		showlen = sizeof(scratch);
+	}
+	shown[0] = '\0';
 	if (hosts_parse(&a, allow) == 0 && hosts_parse(&d, deny) == 0) {
 		r = hosts_decide(&a, &d, p, forward, ns, shown, showlen);
 		hosts_list_free(&d);

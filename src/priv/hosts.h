@@ -88,7 +88,7 @@ int hosts_decide(const struct hosts_list *allow, const struct hosts_list *deny, 
 		 int forward, const struct hosts_ns *ns, char *shown, size_t showlen);
 
 /* hosts_parse both lists, hosts_decide, free them: for one-off decisions
- * (tests).  Refuses (0) if memory is short. */
+ * (tests).  Refuses (0) if memory is short.  shown may be NULL here. */
 int hosts_allowed(const char *allow, const char *deny, const struct hosts_peer *p, int forward,
 		  const struct hosts_ns *ns, char *shown, size_t showlen);
 
