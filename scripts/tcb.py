@@ -55,7 +55,7 @@ TRUSTED_DATA = {
                      "root (fs_prepare, where a client-derived %VAR% expands only to a plain name, so no "
                      "'/' of the client's, and a '..' is refused: modvars.c), the secrets file "
                      "(secrets_load), the MOTD (before the worker exists)",
-        "authusers_compile": "compiles the module's auth users rules, text from the configuration snapshot (auth_begin, the module only)",
+        "authusers_compile": "compiles the module's auth users rules, text from the configuration snapshot (auth_begin, the module only), freeing those of the module compiled before",
         "lchan_ask": "asks the listener for the selected module's slot (an index) and checks the listener's answer",
         "claim_slot": "claims a slot in the selected module through lchan_ask (the module's index is all it "
                       "takes from the request) and turns the listener's answer into rsyncd's @ERROR text",

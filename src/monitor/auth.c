@@ -363,7 +363,6 @@ int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, con
 		snprintf(text, textlen, "@ERROR: auth failed on module %s", m->name);
 		return -1;
 	}
-	authusers_free(&users);
 	users_of = NULL;
 	if (authusers_compile(&users, m->auth_users) < 0) {
 		log_msg(PR_LOG_ERR, "daemon auth: out of memory");
