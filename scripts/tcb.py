@@ -55,8 +55,12 @@ TRUSTED_DATA = {
                      "root (fs_prepare, where a client-derived %VAR% expands only to a plain name, so no "
                      "'/' of the client's, and a '..' is refused: modvars.c), the secrets file "
                      "(secrets_load), the MOTD (before the worker exists)",
-        "authusers_compile": "compiles the module's auth users rules, text from the configuration snapshot (auth_begin, the module only)",
+        "authusers_compile": "compiles the module's auth users rules, text from the configuration snapshot (auth_begin, the module only), freeing those of the module compiled before",
         "lchan_ask": "asks the listener for the selected module's slot (an index) and checks the listener's answer",
+        "claim_slot": "claims a slot in the selected module through lchan_ask (the module's index is all it "
+                      "takes from the request) and turns the listener's answer into rsyncd's @ERROR text",
+        "send_modlist": "sends the listed modules' names and comments: configuration only (h_modlist's "
+                        "request, PR_W_MODLIST, has no field)",
         "pr_policy_load_with": "loads the allow-list compiled from policy/monitor.policy",
         "pr_policy_monitor": "that allow-list: a constant table generated from policy/monitor.policy",
         "sigsys_lookup": "reads the kernel's seccomp audit records from /dev/kmsg",

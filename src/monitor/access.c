@@ -72,7 +72,11 @@ static int ns_netgroup(void *ctx, const char *group, const char *host)
 	return cached(ctx, key, in_netgroup, group, host);
 }
 
-static int peer_of(const struct access_client *c, struct hosts_peer *p)
+/* The client's address for hosts.c; none (AF_UNSPEC: the memset) for a
+ * non-IP client, which matches no address while names and patterns still
+ * apply.  No IPv4-mapped IPv6 address arrives: session.c's unmap_peer()
+ * turned it into the IPv4 address it is before anything looked at it. */
+static void peer_of(const struct access_client *c, struct hosts_peer *p)
 {
 	const struct sockaddr_in6 *s6 = (const void *)c->sa;
 
@@ -81,15 +85,10 @@ static int peer_of(const struct access_client *c, struct hosts_peer *p)
 		p->family = AF_INET;
 		memcpy(p->addr, &((const struct sockaddr_in *)(const void *)c->sa)->sin_addr, 4);
 	} else if (c->sa->sa_family == AF_INET6 && c->salen >= (socklen_t)sizeof(*s6)) {
-		int mapped = IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr);
-
-		p->family = mapped ? AF_INET : AF_INET6;
-		memcpy(p->addr, s6->sin6_addr.s6_addr + (mapped ? 12 : 0), mapped ? 4 : 16);
-		p->scope = mapped ? 0 : s6->sin6_scope_id;
-	} else {
-		return -1;
+		p->family = AF_INET6;
+		memcpy(p->addr, s6->sin6_addr.s6_addr, 16);
+		p->scope = s6->sin6_scope_id;
 	}
-	return 0;
 }
 
 int access_compile(struct access *a, const struct cfg *cfg)
@@ -116,28 +115,20 @@ int access_compile(struct access *a, const struct cfg *cfg)
 
 int access_prepare(struct access *a, const struct cfg *cfg, const struct access_client *c)
 {
-	struct lookups *l = calloc(1, sizeof(*l));
+	struct lookups l = { 0 };
 	struct hosts_peer p;
-	struct hosts_ns ns = { ns_forward, ns_netgroup, l };
+	struct hosts_ns ns = { ns_forward, ns_netgroup, &l };
 	char shown[HOSTS_TOKEN_MAX + 1];
 	int rc = 0;
 
-	if (a->n != cfg->nmodules) {
-		log_msg(PR_LOG_ERR, "hosts allow/deny: the lists were not parsed");
-		free(l);
-		return -1;
-	}
+	/* One entry per module of cfg: the caller comes here only after
+	 * access_compile() parsed them all (a->n == cfg->nmodules). */
 	a->allowed = calloc(a->n + 1, 1);
 	a->shown = calloc(a->n + 1, sizeof(*a->shown));
-	if (l == NULL || a->allowed == NULL || a->shown == NULL) {
-		log_msg(PR_LOG_ERR, "hosts allow/deny: out of memory");
-		free(l);
-		return -1;
-	}
-	/* A non-IP client matches no address; names and patterns still apply. */
-	if (peer_of(c, &p) < 0)
-		p.family = AF_UNSPEC;
-	l->peer = &p;
+	if (a->allowed == NULL || a->shown == NULL)
+		rc = -1;
+	peer_of(c, &p);
+	l.peer = &p;
 	for (size_t i = 0; i < a->n && rc == 0; i++) {
 		const struct cfg_module *m = &cfg->modules[i];
 
@@ -148,9 +139,8 @@ int access_prepare(struct access *a, const struct cfg *cfg, const struct access_
 		if (shown[0] || p.name != c->host)
 			rc = (a->shown[i] = strdup(shown[0] ? shown : p.name)) == NULL ? -1 : 0;
 	}
-	for (size_t i = 0; i < l->n; i++)
-		free(l->e[i].key);
-	free(l);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.e[i].key);
 	if (rc < 0)
 		log_msg(PR_LOG_ERR, "hosts allow/deny: out of memory");
 	return rc;

@@ -24,7 +24,7 @@
 
 /* The client as the session holds it when access is decided (fixed then). */
 struct access_client {
-	const struct sockaddr *sa;  /* IPv4, IPv6, or IPv4-mapped IPv6 */
+	const struct sockaddr *sa;  /* IPv4 or IPv6 (an IPv4-mapped one unmapped first), or neither */
 	socklen_t salen;
 	const char *host;           /* the connect-time name: looked up, "UNKNOWN" or "UNDETERMINED" */
 	const char *rname;          /* the looked-up name ("UNKNOWN" if the lookup failed), or
@@ -45,7 +45,8 @@ struct access {
  * (logged) if memory is short: the caller then refuses the client. */
 int access_compile(struct access *a, const struct cfg *cfg);
 
-/* Decide for every module of cfg, on the lists access_compile parsed.  0,
+/* Decide for every module of cfg, on the lists access_compile parsed (call
+ * it only after access_compile succeeded for the same cfg).  0,
  * or -1 (logged) if memory is short: the caller then refuses the client. */
 int access_prepare(struct access *a, const struct cfg *cfg, const struct access_client *c);
 

@@ -128,6 +128,7 @@ static const struct digest {
 	{ "md5", "MD5", 16 }, { "md4", NULL, 16 },
 };
 #define NDIGESTS (sizeof(digests) / sizeof(digests[0]))
+_Static_assert(NDIGESTS == AUTH_NDIGESTS, "auth.h sizes the challenges by the digest table");
 #define D_MD5 3
 #define D_MD4 4
 
@@ -178,6 +179,20 @@ static int differ(const void *a, const void *b, size_t n)
 	return d != 0;
 }
 
+/* rsync's base64: no padding. */
+static void b64(const unsigned char *d, size_t len, char *out)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+
+	for (size_t bit = 0; bit < len * 8; bit += 6) {
+		unsigned v = (unsigned)d[bit / 8] << 8 | (bit / 8 + 1 < len ? d[bit / 8 + 1] : 0);
+
+		out[o++] = set[(v >> (10 - bit % 8)) & 63];
+	}
+	out[o] = '\0';
+}
+
 int auth_init(struct auth *a, const struct cfg *c)
 {
 	for (size_t i = 0; i < c->nmodules; i++)
@@ -194,24 +209,12 @@ int auth_init(struct auth *a, const struct cfg *c)
 		log_msg(PR_LOG_ERR, "daemon auth: cannot initialise: %s", strerror(errno));
 		return -1;
 	}
-	for (size_t i = 0; i < NDIGESTS; i++)
+	for (size_t i = 0; i < NDIGESTS; i++) {
 		if (digests[i].evp && evp[i] == NULL)
 			evp[i] = lc.EVP_MD_fetch(NULL, digests[i].evp, NULL);
-	return 0;
-}
-
-/* rsync's base64: no padding. */
-static void b64(const unsigned char *d, size_t len, char *out)
-{
-	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t o = 0;
-
-	for (size_t bit = 0; bit < len * 8; bit += 6) {
-		unsigned v = (unsigned)d[bit / 8] << 8 | (bit / 8 + 1 < len ? d[bit / 8 + 1] : 0);
-
-		out[o++] = set[(v >> (10 - bit % 8)) & 63];
+		b64(a->nonce, digests[i].len, a->challenges[i]);
 	}
-	out[o] = '\0';
+	return 0;
 }
 
 static int in_list(const char *list, const char *word)
@@ -360,7 +363,6 @@ int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, con
 		snprintf(text, textlen, "@ERROR: auth failed on module %s", m->name);
 		return -1;
 	}
-	authusers_free(&users);
 	users_of = NULL;
 	if (authusers_compile(&users, m->auth_users) < 0) {
 		log_msg(PR_LOG_ERR, "daemon auth: out of memory");
@@ -368,8 +370,7 @@ int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, con
 		return -1;
 	}
 	users_of = m;
-	/* rsyncd's challenge is as long as a digest of the chosen kind */
-	b64(a->nonce, digests[a->digest].len, a->challenge);
+	memcpy(a->challenge, a->challenges[a->digest], sizeof(a->challenge));
 	secrets_load(a, m);
 	return 0;
 }
@@ -433,10 +434,10 @@ static const char *check_secret(const struct auth *a, const char *user, const ch
 
 	if (a->note[0] != '\0' && (a->secrets_err == NULL || !a->secrets_late || user[0] != '#'))
 		log_msg((enum pr_log_level)a->note_level, "%s", a->note);
-	if (a->secrets_err != NULL && !a->secrets_late)
-		return a->secrets_err;
-	if (user[0] == '#')
-		return "invalid username"; /* it would match a comment */
+	/* rsyncd's order: no file or its modes, then the user name (a '#'
+	 * would match a comment), then the late reasons (secrets_late) */
+	if (user[0] == '#' && (a->secrets_err == NULL || a->secrets_late))
+		return "invalid username";
 	if (a->secrets_err != NULL)
 		return a->secrets_err;
 	for (const char *s = a->secrets; s != NULL && s < a->secrets + a->secrets_len && (want[0] || want[1]);
@@ -519,12 +520,8 @@ int auth_check_response(struct auth *a, const struct cfg_module *m, const char *
 	}
 	snprintf(user, sizeof(user), "%.*s", (int)(sp - line), line);
 	kind = match_rule(m, user, group, sizeof(group));
-	if (kind == 0)
-		err = "no matching rule";
-	else if (kind == 'd')
-		err = "denied by rule";
-	else
-		err = check_secret(a, user, group[0] ? group : NULL, sp + 1);
+	err = kind == 0 ? "no matching rule" : kind == 'd' ? "denied by rule"
+	      : check_secret(a, user, group[0] ? group : NULL, sp + 1);
 	auth_forget(a);
 	if (err == NULL)
 		return 0;

@@ -23,6 +23,8 @@
 #include "config.h"
 #include "msg.h"
 
+#define AUTH_NDIGESTS 5 /* sha512 sha256 sha1 md5 md4 */
+
 struct auth {
 	unsigned char nonce[64];       /* random, drawn before the worker exists */
 	int protocol;                  /* from PR_W_HELLO; 0 = not received */
@@ -30,6 +32,9 @@ struct auth {
 	int digest;                    /* chosen by auth_begin, index of the table */
 	int md4_old;                   /* rsync's seeded md4 of old protocols */
 	char challenge[PR_CHALLENGE_MAX + 1];
+	/* The nonce in base64, as long as a digest of each kind (rsyncd's
+	 * challenge length), made by auth_init: auth_begin only picks one. */
+	char challenges[AUTH_NDIGESTS][PR_CHALLENGE_MAX + 1];
 	/* The selected module's secrets file, read by auth_begin() from the
 	 * module's configuration alone; the response check only looks names
 	 * up in it, then wipes it. */

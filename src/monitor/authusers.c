@@ -45,7 +45,7 @@ int authusers_compile(struct authusers *u, const char *list)
 {
 	const char *sep = list && list[0] == ',' ? "," : " ,\t";
 
-	memset(u, 0, sizeof(*u));
+	authusers_free(u); /* the rules of the module compiled before, if any */
 	for (const char *p = list ? list + strspn(list, sep) : ""; *p; p += strspn(p, sep)) {
 		const char *s = p;
 		size_t n = strcspn(p, sep);

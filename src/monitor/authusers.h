@@ -27,7 +27,8 @@ struct authusers {
 	} *r;
 };
 
-/* Compile the rules of list (NULL: none).  0, or -1 if memory is short. */
+/* Compile the rules of list (NULL: none) into u, replacing those it held
+ * (u: zeroed, or compiled before).  0, or -1 if memory is short. */
 int authusers_compile(struct authusers *u, const char *list);
 
 void authusers_free(struct authusers *u);

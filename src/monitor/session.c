@@ -194,12 +194,12 @@ static int h_log(struct session *s, const struct pr_msg *m)
 	return 0;
 }
 
-static int h_modlist(struct session *s, const struct pr_msg *m)
+/* The listed modules' names and comments, then the list's end: the
+ * configuration alone (the request, PR_W_MODLIST, carries nothing). */
+static int send_modlist(struct session *s)
 {
 	struct pr_msg out;
 
-	(void)m;
-	log_msg(PR_LOG_INFO, "module-list request from %s (%s)", s->host, s->addr);
 	for (size_t i = 0; i < s->cfg.nmodules; i++) {
 		const struct cfg_module *mod = &s->cfg.modules[i];
 
@@ -213,8 +213,15 @@ static int h_modlist(struct session *s, const struct pr_msg *m)
 			return -1;
 	}
 	pr_msg_init(&out, PR_M_MODLIST_END);
-	s->state = ST_LISTED;
 	return send_msg(s, &out, -1);
+}
+
+static int h_modlist(struct session *s, const struct pr_msg *m)
+{
+	(void)m;
+	log_msg(PR_LOG_INFO, "module-list request from %s (%s)", s->host, s->addr);
+	s->state = ST_LISTED;
+	return send_modlist(s);
 }
 
 /*
@@ -259,33 +266,6 @@ static int confine(struct session *s)
 #endif
 
 static int claim_slot(struct session *s, const struct cfg_module *mod, char *text, size_t textlen);
-
-/* What the worker needs of the module to send as rsyncd would. */
-static int select_ok(struct session *s, const struct cfg_module *mod, struct pr_msg *out)
-{
-	struct pr_m_select *b = &out->u.select;
-
-	b->status = PR_SELECT_OK;
-	b->read_only = 1;
-	/* rsyncd sends no user/group names from chroot modules by default */
-	b->numeric_ids = (uint32_t)s->fs.numeric_ids;
-	b->write_only = mod->write_only != 0;
-	b->ignore_errors = mod->ignore_errors != 0;
-	b->max_verbosity = (uint32_t)mod->max_verbosity;
-	b->chmod_umask = (uint32_t)s->cfg.umask & 0777u;
-	b->timeout = (uint32_t)mod->timeout;
-	b->args_timeout = (uint32_t)cfg_handshake_bound(s->cfg.handshake_timeout, mod->timeout);
-	if (pr_str_set_name(&b->module, mod->name) < 0 ||
-	    (mod->dont_compress &&
-	     pr_str_set_text(&b->dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0) ||
-	    (mod->refuse_options && pr_str_set_text(&b->refuse, mod->refuse_options) < 0) ||
-	    (mod->outgoing_chmod && pr_str_set_text(&b->outgoing_chmod, mod->outgoing_chmod) < 0) ||
-	    (mod->charset && pr_str_set_name(&b->charset, mod->charset) < 0)) {
-		log_msg(PR_LOG_ERR, "module %s: a setting is too long for the worker once expanded", mod->name);
-		return -1;
-	}
-	return 0;
-}
 
 /* Refuse a selection with the client's @ERROR line. */
 static int select_error(struct session *s, const char *text)
@@ -373,6 +353,7 @@ static int h_auth(struct session *s, const struct pr_msg *m)
 static int finish_select(struct session *s, const struct cfg_module *mod)
 {
 	struct pr_msg out;
+	struct pr_m_select *b = &out.u.select;
 	char text[PR_TEXT_MAX];
 
 	snprintf(text, sizeof(text), "@ERROR: chdir failed");
@@ -393,8 +374,26 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 		s->state = ST_LISTED; /* as rsyncd: the module is not served */
 		return select_error(s, "@ERROR: daemon security issue -- contact admin");
 	}
-	if (select_ok(s, mod, &out) < 0)
+	/* What the worker needs of the module to send as rsyncd would. */
+	b->status = PR_SELECT_OK;
+	b->read_only = 1;
+	/* rsyncd sends no user/group names from chroot modules by default */
+	b->numeric_ids = (uint32_t)s->fs.numeric_ids;
+	b->write_only = mod->write_only != 0;
+	b->ignore_errors = mod->ignore_errors != 0;
+	b->max_verbosity = (uint32_t)mod->max_verbosity;
+	b->chmod_umask = (uint32_t)s->cfg.umask & 0777u;
+	b->timeout = (uint32_t)mod->timeout;
+	b->args_timeout = (uint32_t)cfg_handshake_bound(s->cfg.handshake_timeout, mod->timeout);
+	if (pr_str_set_name(&b->module, mod->name) < 0 ||
+	    (mod->dont_compress &&
+	     pr_str_set_text(&b->dont_compress, mod->dont_compress[0] ? mod->dont_compress : " ") < 0) ||
+	    (mod->refuse_options && pr_str_set_text(&b->refuse, mod->refuse_options) < 0) ||
+	    (mod->outgoing_chmod && pr_str_set_text(&b->outgoing_chmod, mod->outgoing_chmod) < 0) ||
+	    (mod->charset && pr_str_set_name(&b->charset, mod->charset) < 0)) {
+		log_msg(PR_LOG_ERR, "module %s: a setting is too long for the worker once expanded", mod->name);
 		return -1;
+	}
 	return send_msg(s, &out, -1);
 }
 
@@ -455,10 +454,9 @@ static void unmap_peer(struct session *s)
 	}
 }
 
+/* Of the same family: peer_names() asks getaddrinfo for the peer's alone. */
 static int same_addr(const struct sockaddr *a, const struct sockaddr *b)
 {
-	if (a->sa_family != b->sa_family)
-		return 0;
 	if (a->sa_family == AF_INET)
 		return memcmp(&((const struct sockaddr_in *)(const void *)a)->sin_addr,
 			      &((const struct sockaddr_in *)(const void *)b)->sin_addr, 4) == 0;
@@ -568,33 +566,22 @@ static pid_t spawn_worker(const char *path, int ipc_child)
 
 static void report_exit(struct session *s, int status, int kmsg_fd)
 {
-	if (WIFEXITED(status)) {
-		if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != s->exit_code)
-			log_msg(PR_LOG_WARNING, "worker %d exited with status %d", (int)s->worker,
-				WEXITSTATUS(status));
-		return;
-	}
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	long nr = sig == SIGSYS ? sigsys_lookup(kmsg_fd, s->worker) : -1;
+	const char *name = pr_syscall_name(nr);
 
-		if (s->killed && sig == SIGKILL) {
-			log_msg(PR_LOG_INFO, "worker %d terminated by the monitor", (int)s->worker);
-			return;
-		}
-		if (sig == SIGSYS) {
-			long nr = sigsys_lookup(kmsg_fd, s->worker);
-			const char *name = pr_syscall_name(nr);
-
-			if (nr >= 0)
-				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall %ld (%s)",
-					(int)s->worker, sig, nr, name ? name : "?");
-			else
-				log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall not reported by the kernel",
-					(int)s->worker, sig);
-		} else {
-			log_msg(PR_LOG_ERR, "worker %d killed by signal %d (%s)", (int)s->worker, sig, strsignal(sig));
-		}
-	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != s->exit_code)
+		log_msg(PR_LOG_WARNING, "worker %d exited with status %d", (int)s->worker, WEXITSTATUS(status));
+	else if (s->killed && sig == SIGKILL)
+		log_msg(PR_LOG_INFO, "worker %d terminated by the monitor", (int)s->worker);
+	else if (sig == SIGSYS && nr >= 0)
+		log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall %ld (%s)",
+			(int)s->worker, sig, nr, name ? name : "?");
+	else if (sig == SIGSYS)
+		log_msg(PR_LOG_ERR, "worker %d killed by signal %d (SIGSYS): seccomp violation, syscall not reported by the kernel",
+			(int)s->worker, sig);
+	else if (sig != 0)
+		log_msg(PR_LOG_ERR, "worker %d killed by signal %d (%s)", (int)s->worker, sig, strsignal(sig));
 }
 
 /* Serve the worker until it exits, it misbehaves, or the deadline passes. */
@@ -608,7 +595,7 @@ static void serve(struct session *s, int deadline_secs)
 		struct pollfd p = { .fd = s->ipc.fd, .events = POLLIN };
 		struct pr_msg m;
 		const char *why;
-		int timeout = -1, rc;
+		int rc;
 
 		/* Only the text phases have a deadline; afterwards the next
 		 * record is simply waited for (one system call per request). */
@@ -620,32 +607,23 @@ static void serve(struct session *s, int deadline_secs)
 					deadline_secs, s->host, s->addr);
 				return;
 			}
-			timeout = left > 1000000 ? 1000000 : (int)left;
-			rc = poll(&p, 1, timeout);
-			if (rc < 0 && errno == EINTR)
-				continue;
-			if (rc < 0) {
+			rc = poll(&p, 1, left > 1000000 ? 1000000 : (int)left);
+			if (rc < 0 && errno != EINTR) {
 				log_msg(PR_LOG_ERR, "poll: %s", strerror(errno));
 				return;
 			}
-			if (rc == 0)
+			if (rc <= 0)
 				continue;
 		}
-		switch (pr_ipc_recv_nofd(&s->ipc, &m, &why)) {
-		case PR_IPC_OK:
-			break;
-		case PR_IPC_EOF:
-			s->done = 1;
-			return;
-		case PR_IPC_ERR:
+		rc = (int)pr_ipc_recv_nofd(&s->ipc, &m, &why);
+		if (rc == PR_IPC_OK && dispatch(s, &m) == 0)
+			continue;
+		s->done = rc == PR_IPC_EOF; /* the worker closed the channel: its exit is reaped */
+		if (rc == PR_IPC_ERR)
 			log_msg(PR_LOG_ERR, "reading from worker: %s", strerror(errno));
-			return;
-		case PR_IPC_INVALID:
+		else if (rc == PR_IPC_INVALID)
 			log_msg(PR_LOG_ERR, "invalid message from worker (%s); ending session", why);
-			return;
-		}
-		if (dispatch(s, &m) < 0)
-			return;
+		return;
 	}
 }
 

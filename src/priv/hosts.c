@@ -187,12 +187,12 @@ static int token_matches(const struct hosts_token *t, const struct hosts_peer *p
 	int r;
 
 	if (t->netgroup)
-		return ns && ns->netgroup ? ns->netgroup(ns->ctx, t->text, p->name) == 1 : 0;
+		return ns->netgroup(ns->ctx, t->text, p->name) == 1;
 	if (pr_wild_run(t->prog, lname, strlen(lname), PR_WILD_START))
 		return 1;
 	if (forward && t->fwd) {
-		r = ns && ns->forward ? ns->forward(ns->ctx, t->text) : -1;
-		if (r == 1 && p->undetermined && shown && showlen)
+		r = ns->forward(ns->ctx, t->text);
+		if (r == 1 && p->undetermined)
 			snprintf(shown, showlen, "%s", t->text);
 		return r == 1 || (r < 0 && w == DENY); /* a plain name is never an address */
 	}
@@ -223,8 +223,7 @@ int hosts_decide(const struct hosts_list *allow, const struct hosts_list *deny, 
 	for (i = 0; p->name[i] && i < HOSTS_TOKEN_MAX; i++)
 		lname[i] = (char)tolower((unsigned char)p->name[i]);
 	lname[i] = '\0';
-	if (shown && showlen)
-		shown[0] = '\0';
+	shown[0] = '\0';
 	if (allow->set) {
 		if (list_matches(allow, ALLOW, p, lname, forward, ns, shown, showlen))
 			return 1;
@@ -233,8 +232,7 @@ int hosts_decide(const struct hosts_list *allow, const struct hosts_list *deny, 
 	}
 	if (deny->set && list_matches(deny, DENY, p, lname, forward, ns, shown, showlen))
 		return 0;
-	if (shown && showlen)
-		shown[0] = '\0'; /* only a decisive match names the peer */
+	shown[0] = '\0'; /* only a decisive match names the peer */
 	return 1;
 }
 
@@ -242,10 +240,14 @@ int hosts_allowed(const char *allow, const char *deny, const struct hosts_peer *
 		  const struct hosts_ns *ns, char *shown, size_t showlen)
 {
 	struct hosts_list a, d;
+	char scratch[HOSTS_TOKEN_MAX + 1];
 	int r = 0;
 
-	if (shown && showlen)
-		shown[0] = '\0';
+	if (shown == NULL || showlen == 0) { /* hosts_decide always fills one in */
+		shown = scratch;
+		showlen = sizeof(scratch);
+	}
+	shown[0] = '\0';
 	if (hosts_parse(&a, allow) == 0 && hosts_parse(&d, deny) == 0) {
 		r = hosts_decide(&a, &d, p, forward, ns, shown, showlen);
 		hosts_list_free(&d);

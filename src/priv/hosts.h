@@ -81,13 +81,14 @@ void hosts_list_free(struct hosts_list *l);
  * lists alone (no parsing here).  forward: the module's "forward lookup".
  * When the peer is admitted or refused through a forward lookup while its
  * name is undetermined, rsyncd shows the configured name instead: it is
- * copied to shown (showlen bytes), else shown is set to "".
+ * copied to shown (showlen bytes, at least 1), else shown is set to "".
+ * ns and both its functions are required (the callers always give them).
  */
 int hosts_decide(const struct hosts_list *allow, const struct hosts_list *deny, const struct hosts_peer *p,
 		 int forward, const struct hosts_ns *ns, char *shown, size_t showlen);
 
 /* hosts_parse both lists, hosts_decide, free them: for one-off decisions
- * (tests).  Refuses (0) if memory is short. */
+ * (tests).  Refuses (0) if memory is short.  shown may be NULL here. */
 int hosts_allowed(const char *allow, const char *deny, const struct hosts_peer *p, int forward,
 		  const struct hosts_ns *ns, char *shown, size_t showlen);
 
