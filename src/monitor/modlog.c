@@ -114,10 +114,13 @@ int modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_mod
 	}
 	/* Syslog: after a global log file the module's "log file =" asks for
 	 * it; otherwise only another facility or tag changes anything
-	 * (rsyncd compares the tags as written, before expansion). */
-	return !(mod->log_file != NULL || (cfg->log_file == NULL && !log_to_syslog()) ||
-		 (cfg->log_file == NULL && !differ(mod->syslog_tag, cfg->syslog_tag) &&
-		  !differ(mod->syslog_facility, cfg->syslog_facility)));
+	 * (rsyncd compares the tags as written, before expansion).  The
+	 * facility is configuration: set here; the tag is modlog_syslog's. */
+	if (mod->log_file != NULL || (cfg->log_file == NULL && !log_to_syslog()) ||
+	    (cfg->log_file == NULL && !differ(mod->syslog_tag, cfg->syslog_tag) &&
+	     !differ(mod->syslog_facility, cfg->syslog_facility)))
+		return 0;
+	return log_syslog_facility(mod->syslog_facility) == 0;
 }
 
 void modlog_syslog(const struct cfg_module *mod, const char *host, const char *addr, const char *user)
@@ -125,5 +128,5 @@ void modlog_syslog(const struct cfg_module *mod, const char *host, const char *a
 	char tag[LOG_TAG_MAX];
 
 	modlog_expand_tag(tag, sizeof(tag), mod->syslog_tag, mod, host, addr, user);
-	(void)log_use_syslog(mod->syslog_facility, tag);
+	log_syslog_tag(tag);
 }
