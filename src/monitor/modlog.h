@@ -38,9 +38,4 @@ int modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_mod
 /* Switch to the module's syslog tag, expanded with the session's values. */
 void modlog_syslog(const struct cfg_module *mod, const char *host, const char *addr, const char *user);
 
-/* Expand the %RSYNC_...% session variables of a syslog tag, rsync's way:
- * an unknown or unterminated %NAME stays as written. */
-void modlog_expand_tag(char *out, size_t cap, const char *tag, const struct cfg_module *mod, const char *host,
-		       const char *addr, const char *user);
-
 #endif

@@ -108,3 +108,11 @@ int modvars_expand(struct modvars *v, const struct cfg_module *in, const char *h
 	}
 	return 0;
 }
+
+void modvars_expand_text(char *out, size_t cap, const char *in, const struct cfg_module *mod, const char *host,
+			 const char *addr, const char *user)
+{
+	struct conn_vars c = { mod->name, mod->path, addr, host, user, 0, 0 };
+
+	(void)cfgvars_expand(in, out, cap, lookup, &c); /* cut at cap - 1 bytes: a syslog tag's way */
+}
