@@ -82,18 +82,13 @@ int pr_list_add(struct pr_m_list *b, const struct pr_stat *st, int32_t err,
 		const char *name, size_t name_len, uint32_t link_state,
 		const char *link, size_t link_len)
 {
-	struct pr_dirent_hdr h;
+	const struct pr_dirent_hdr h = { .st = *st, .err = err, .name_len = (uint16_t)name_len,
+					 .link_len = (uint16_t)link_len, .link_state = link_state };
 	size_t need = sizeof(h) + name_len + link_len;
 
 	if (name_len == 0 || name_len > 255 || link_len > PR_LINK_INLINE_MAX ||
 	    b->used > sizeof(b->data) || need > sizeof(b->data) - b->used)
 		return -1;
-	memset(&h, 0, sizeof(h));
-	h.st = *st;
-	h.err = err;
-	h.name_len = (uint16_t)name_len;
-	h.link_len = (uint16_t)link_len;
-	h.link_state = link_state;
 	memcpy(b->data + b->used, &h, sizeof(h));
 	memcpy(b->data + b->used + sizeof(h), name, name_len);
 	if (link_len)
