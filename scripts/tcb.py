@@ -65,8 +65,11 @@ TRUSTED_DATA = {
         "pr_policy_monitor": "that allow-list: a constant table generated from policy/monitor.policy",
         "sigsys_lookup": "reads the kernel's seccomp audit records from /dev/kmsg",
         "modlog_select": "picks the selected module's log file among those opened before the worker "
-                         "existed, from its log settings and the global ones (configuration only; "
-                         "the syslog tag naming the session is modlog_syslog's, counted)",
+                         "existed, or syslog with the module's facility (a name looked up in a fixed "
+                         "table; the socket was connected before the worker existed, retried only "
+                         "if that failed), from its log "
+                         "settings and the global ones (configuration only; the syslog tag naming "
+                         "the session is modlog_syslog's, counted)",
         "xferlog_init": "compiles the selected module's log format (configuration text) into pieces; "
                         "keeps the session's host, address and user for the records without reading them",
         "expected_response": "the digest of a secrets-file password and the monitor's own challenge, "

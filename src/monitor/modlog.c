@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "modlog.h"
+#include "modvars.h"
 
 /*
  * The one place the monitor opens an operator-named file to append to.
@@ -19,38 +20,6 @@
 static int modlog_open_file(const char *path)
 {
 	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0640);
-}
-
-void modlog_expand_tag(char *out, size_t cap, const char *tag, const struct cfg_module *mod, const char *host,
-		       const char *addr, const char *user)
-{
-	const struct { const char *name; const char *value; } vars[] = {
-		{ "RSYNC_MODULE_NAME", mod->name }, { "RSYNC_MODULE_PATH", mod->path },
-		{ "RSYNC_HOST_ADDR", addr },        { "RSYNC_HOST_NAME", host },
-		{ "RSYNC_USER_NAME", user },
-	};
-	size_t o = 0;
-
-	if (cap == 0)
-		return;
-	for (const char *p = tag; *p && o + 1 < cap; ) {
-		const char *end = *p == '%' ? strchr(p + 1, '%') : NULL;
-		const char *value = NULL;
-
-		for (size_t i = 0; end && i < sizeof(vars) / sizeof(vars[0]); i++)
-			if (strlen(vars[i].name) == (size_t)(end - p - 1) && strncmp(p + 1, vars[i].name, (size_t)(end - p - 1)) == 0)
-				value = vars[i].value;
-		if (value == NULL) {
-			/* not a variable: the '%' is text, the next '%' may start one */
-			out[o++] = *p++;
-			continue;
-		}
-		o += (size_t)snprintf(out + o, cap - o, "%s", value);
-		if (o >= cap)
-			o = cap - 1;
-		p = end + 1;
-	}
-	out[o] = '\0';
 }
 
 static int differ(const char *a, const char *b)
@@ -114,16 +83,19 @@ int modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_mod
 	}
 	/* Syslog: after a global log file the module's "log file =" asks for
 	 * it; otherwise only another facility or tag changes anything
-	 * (rsyncd compares the tags as written, before expansion). */
-	return !(mod->log_file != NULL || (cfg->log_file == NULL && !log_to_syslog()) ||
-		 (cfg->log_file == NULL && !differ(mod->syslog_tag, cfg->syslog_tag) &&
-		  !differ(mod->syslog_facility, cfg->syslog_facility)));
+	 * (rsyncd compares the tags as written, before expansion).  The
+	 * facility is configuration: set here; the tag is modlog_syslog's. */
+	if (mod->log_file != NULL || (cfg->log_file == NULL && !log_to_syslog()) ||
+	    (cfg->log_file == NULL && !differ(mod->syslog_tag, cfg->syslog_tag) &&
+	     !differ(mod->syslog_facility, cfg->syslog_facility)))
+		return 0;
+	return log_syslog_facility(mod->syslog_facility) == 0;
 }
 
 void modlog_syslog(const struct cfg_module *mod, const char *host, const char *addr, const char *user)
 {
 	char tag[LOG_TAG_MAX];
 
-	modlog_expand_tag(tag, sizeof(tag), mod->syslog_tag, mod, host, addr, user);
-	(void)log_use_syslog(mod->syslog_facility, tag);
+	modvars_expand_text(tag, sizeof(tag), mod->syslog_tag, mod, host, addr, user);
+	log_syslog_tag(tag);
 }

@@ -31,16 +31,11 @@ void modlog_prepare(struct modlog *ml, const struct cfg *cfg);
 
 /* At selection, from the module's log settings alone: switch to its own
  * log file, closing the files not chosen.  1 if the session moves to
- * another syslog facility or tag instead (then call modlog_syslog()). */
+ * another syslog facility or tag instead: the facility is switched to
+ * here, then call modlog_syslog() for the tag. */
 int modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_module *mod);
 
-/* Switch to the module's syslog facility and tag, the tag expanded with
- * the session's values. */
+/* Switch to the module's syslog tag, expanded with the session's values. */
 void modlog_syslog(const struct cfg_module *mod, const char *host, const char *addr, const char *user);
-
-/* Expand the %RSYNC_...% session variables of a syslog tag, rsync's way:
- * an unknown or unterminated %NAME stays as written. */
-void modlog_expand_tag(char *out, size_t cap, const char *tag, const struct cfg_module *mod, const char *host,
-		       const char *addr, const char *user);
 
 #endif

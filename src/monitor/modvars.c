@@ -22,14 +22,12 @@ struct conn_vars {
  * component of its own.  rsyncd expands such values as they are. */
 static const char *plain(const char *val, struct conn_vars *c)
 {
-	if (!c->names_only || val == NULL)
-		return val;
-	for (const char *p = val; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      strchr("._-:@", *p) != NULL)) {
-			c->refused = 1;
-			return "";
-		}
+	static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:@";
+
+	if (c->names_only && val != NULL && val[strspn(val, name_chars)] != '\0') {
+		c->refused = 1;
+		return "";
+	}
 	return val;
 }
 
@@ -37,18 +35,14 @@ static const char *plain(const char *val, struct conn_vars *c)
  * login accepted ("" without one), the module's path once it is known. */
 static const char *lookup(const char *name, void *ctx)
 {
+	static const char *const names[] = { "RSYNC_MODULE_NAME", "RSYNC_MODULE_PATH",
+					     "RSYNC_HOST_ADDR", "RSYNC_HOST_NAME", "RSYNC_USER_NAME" };
 	struct conn_vars *c = ctx;
+	const char *values[] = { c->module, c->path, c->addr, c->host, c->user };
 
-	if (strcmp(name, "RSYNC_MODULE_NAME") == 0)
-		return c->module;
-	if (strcmp(name, "RSYNC_MODULE_PATH") == 0)
-		return c->path;
-	if (strcmp(name, "RSYNC_HOST_ADDR") == 0)
-		return plain(c->addr, c);
-	if (strcmp(name, "RSYNC_HOST_NAME") == 0)
-		return plain(c->host, c);
-	if (strcmp(name, "RSYNC_USER_NAME") == 0)
-		return plain(c->user, c);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return i < 2 ? values[i] : plain(values[i], c); /* the client's: address, name, login */
 	return NULL;
 }
 
@@ -107,4 +101,12 @@ int modvars_expand(struct modvars *v, const struct cfg_module *in, const char *h
 		return -1;
 	}
 	return 0;
+}
+
+void modvars_expand_text(char *out, size_t cap, const char *in, const struct cfg_module *mod, const char *host,
+			 const char *addr, const char *user)
+{
+	struct conn_vars c = { mod->name, mod->path, addr, host, user, 0, 0 };
+
+	(void)cfgvars_expand(in, out, cap, lookup, &c); /* cut at cap - 1 bytes: a syslog tag's way */
 }

@@ -22,4 +22,11 @@ struct modvars {
 int modvars_expand(struct modvars *v, const struct cfg_module *in, const char *host, const char *addr,
 		   const char *user);
 
+/* Expand the session values in `in` as they are (a syslog tag: it only
+ * names the session in a record's header), mod's path already expanded;
+ * an unknown or unterminated %NAME stays as written, the result is cut
+ * at cap - 1 bytes. */
+void modvars_expand_text(char *out, size_t cap, const char *in, const struct cfg_module *mod, const char *host,
+			 const char *addr, const char *user);
+
 #endif

@@ -72,23 +72,35 @@ void log_syslog_connect(void)
 	}
 }
 
-int log_use_syslog(const char *facility, const char *tag)
+int log_syslog_facility(const char *facility)
 {
 	for (size_t i = 0; i < sizeof(facilities) / sizeof(facilities[0]); i++) {
 		if (strcasecmp(facility, facilities[i].name) != 0)
 			continue;
 		syslog_fac = facilities[i].fac;
-		snprintf(syslog_tag, sizeof(syslog_tag), "%s", tag && tag[0] ? tag : "prsyncd");
-		/* an expanded tag (a module path, a host name) must not break
-		 * the record's header */
-		for (char *c = syslog_tag; *c; c++)
-			if ((unsigned char)*c <= ' ' || *c == ':' || *c == '[' || *c == 0x7f)
-				*c = '_';
 		sink = SINK_SYSLOG;
 		log_syslog_connect();
 		return 0;
 	}
 	return -1;
+}
+
+void log_syslog_tag(const char *tag)
+{
+	snprintf(syslog_tag, sizeof(syslog_tag), "%s", tag && tag[0] ? tag : "prsyncd");
+	/* an expanded tag (a module path, a host name) must not break the
+	 * record's header */
+	for (char *c = syslog_tag; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == ':' || *c == '[' || *c == 0x7f)
+			*c = '_';
+}
+
+int log_use_syslog(const char *facility, const char *tag)
+{
+	if (log_syslog_facility(facility) < 0)
+		return -1;
+	log_syslog_tag(tag);
+	return 0;
 }
 
 void log_sanitize(char *out, size_t outlen, const char *in)

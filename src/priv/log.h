@@ -11,6 +11,12 @@ void log_use_fd(int fd);
  * tag (NULL or "": "prsyncd"; cut at LOG_TAG_MAX - 1 bytes).  Replaces any
  * earlier syslog connection.  Returns -1 if the facility name is unknown. */
 int log_use_syslog(const char *facility, const char *tag);
+/* Its two halves: the facility (from the configuration alone: switches to
+ * syslog and connects; -1 if the name is unknown, nothing changed), and
+ * the tag (which may carry a session's values: characters that would break
+ * a record's header are replaced). */
+int log_syslog_facility(const char *facility);
+void log_syslog_tag(const char *tag);
 /* Connect to the syslog socket now, without logging there yet (a session
  * does it before its worker exists, when a module may log to syslog). */
 void log_syslog_connect(void);

@@ -210,27 +210,15 @@ enum pr_ipc_result pr_ipc_recv(struct pr_ipc *c, struct pr_msg *m, int *fd_out,
 	return r;
 }
 
-void pr_close_fds(int *fds, size_t n)
+void pr_close_fds(const int *fds, size_t n)
 {
-	/* insertion sort: n is at most a batch (PR_OPENV_MAX) */
-	for (size_t i = 1; i < n; i++) {
-		int v = fds[i];
-		size_t j = i;
-
-		for (; j > 0 && fds[j - 1] > v; j--)
-			fds[j] = fds[j - 1];
-		fds[j] = v;
-	}
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-
-		while (j < n && fds[j] == fds[j - 1] + 1)
-			j++;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && fds[j] == fds[j - 1] + 1; j++)
+			;
 		if (j - i > 1 && fds[i] >= 0)
 			close_range((unsigned)fds[i], (unsigned)fds[j - 1], 0);
 		else
 			for (size_t k = i; k < j; k++)
 				close(fds[k]);
-		i = j;
 	}
 }

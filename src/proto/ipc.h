@@ -59,11 +59,13 @@ enum pr_ipc_result pr_ipc_recv_fds(struct pr_ipc *c, struct pr_msg *m, int *fds,
 enum pr_ipc_result pr_ipc_recv_nofd(struct pr_ipc *c, struct pr_msg *m, const char **why);
 
 /*
- * Close n descriptors (reordered in place): each run of consecutive numbers
- * with one close_range(2), the rest one by one.  The descriptors a batched
- * OPENV answer carries are usually consecutive on both sides (the kernel
- * hands out the lowest free numbers), so a batch costs one system call.
+ * Close n descriptors: each run of ascending consecutive numbers with one
+ * close_range(2), the rest one by one.  The descriptors a monitor opens
+ * for a batched OPENV answer are ascending and consecutive as a rule (the
+ * kernel hands out the lowest free numbers and it closes none between two
+ * opens), so a batch costs one system call; a worker sorts
+ * the ones it is done with first (they end in any order).
  */
-void pr_close_fds(int *fds, size_t n);
+void pr_close_fds(const int *fds, size_t n);
 
 #endif

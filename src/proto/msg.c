@@ -30,21 +30,17 @@ int pr_bool_ok(uint32_t v) { return v == 0 || v == 1; }
 
 int pr_relpath_ok(const char *s, size_t len)
 {
-	size_t start = 0;
-
 	if (len >= PR_RELPATH_MAX || s[len] != '\0' || memchr(s, '\0', len) != NULL)
 		return 0;
-	if (len == 0)
-		return 1;
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && s[i] != '/')
-			continue;
-		size_t clen = i - start;
-		if (clen == 0 || clen > 255)
+	/* "" is the module root; else components of 1..255 bytes, none "." or ".." */
+	while (len > 0) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 0 || n > 255 || (s[0] == '.' && (n == 1 || (n == 2 && s[1] == '.'))))
 			return 0;
-		if (s[start] == '.' && (clen == 1 || (clen == 2 && s[start + 1] == '.')))
-			return 0;
-		start = i + 1;
+		if (s[n] == '\0')
+			return 1;
+		s += n + 1;
 	}
 	return 1;
 }
@@ -86,18 +82,13 @@ int pr_list_add(struct pr_m_list *b, const struct pr_stat *st, int32_t err,
 		const char *name, size_t name_len, uint32_t link_state,
 		const char *link, size_t link_len)
 {
-	struct pr_dirent_hdr h;
+	const struct pr_dirent_hdr h = { .st = *st, .err = err, .name_len = (uint16_t)name_len,
+					 .link_len = (uint16_t)link_len, .link_state = link_state };
 	size_t need = sizeof(h) + name_len + link_len;
 
 	if (name_len == 0 || name_len > 255 || link_len > PR_LINK_INLINE_MAX ||
 	    b->used > sizeof(b->data) || need > sizeof(b->data) - b->used)
 		return -1;
-	memset(&h, 0, sizeof(h));
-	h.st = *st;
-	h.err = err;
-	h.name_len = (uint16_t)name_len;
-	h.link_len = (uint16_t)link_len;
-	h.link_state = link_state;
 	memcpy(b->data + b->used, &h, sizeof(h));
 	memcpy(b->data + b->used + sizeof(h), name, name_len);
 	if (link_len)
@@ -218,7 +209,6 @@ const char *pr_msg_strerror(enum pr_msg_err e)
 enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir, int nfds)
 {
 	const struct msg_row *r;
-	int flag_fd;
 
 	if (m->h.magic != PR_MSG_MAGIC)
 		return PR_MSG_EBADMAGIC;
@@ -231,8 +221,8 @@ enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir,
 		return PR_MSG_EBADLEN;
 	if (m->h.flags & ~PR_F_ALL)
 		return PR_MSG_EBADFLAGS;
-	flag_fd = (m->h.flags & PR_F_FD) != 0;
-	if (nfds < 0 || flag_fd != (nfds != 0) || (unsigned)nfds > r->fds)
+	/* PR_F_FD set exactly when descriptors came, no more than the type's */
+	if (nfds < 0 || !(m->h.flags & PR_F_FD) != !nfds || (unsigned)nfds > r->fds)
 		return PR_MSG_EBADFD;
 	return PR_MSG_OK;
 }

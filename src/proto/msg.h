@@ -277,7 +277,9 @@ struct pr_dirent_hdr {
 	uint16_t name_len;        /* 1..255 */
 	uint16_t link_len;        /* 0..PR_LINK_INLINE_MAX */
 	uint32_t link_state;      /* PR_LINK_* */
+	uint32_t pad;             /* 0: no implicit padding, so an initializer clears every byte */
 };
+_Static_assert(sizeof(struct pr_dirent_hdr) == sizeof(struct pr_stat) + 16, "pr_dirent_hdr has no implicit padding");
 
 enum pr_link_state {
 	PR_LINK_NONE = 0,         /* not a symlink (or err != 0) */

@@ -204,12 +204,21 @@ static uint32_t closed_q[PR_CLOSEV_MAX];
 static size_t nclosed, nopen;
 
 /* Descriptors done with, closed together before more arrive (pr_close_fds:
- * one close_range for a batch). */
+ * one close_range for each run of consecutive numbers, so sorted first:
+ * files end in any order). */
 static int done_fds[PR_OPENV_MAX];
 static size_t ndone;
 
 static void close_done(void)
 {
+	for (size_t i = 1; i < ndone; i++) { /* insertion sort: at most a batch */
+		int v = done_fds[i];
+		size_t j = i;
+
+		for (; j > 0 && done_fds[j - 1] > v; j--)
+			done_fds[j] = done_fds[j - 1];
+		done_fds[j] = v;
+	}
 	pr_close_fds(done_fds, ndone);
 	ndone = 0;
 }

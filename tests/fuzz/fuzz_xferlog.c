@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "modlog.h"
+#include "modvars.h"
 #include "msg.h"
 #include "xferlog.h"
 
@@ -54,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		(void)xferlog_file(&x, &m.u.xfer);
 	}
-	modlog_expand_tag(tag, sizeof(tag), fmt, &mod, "host.example", "192.0.2.7", "user");
+	modvars_expand_text(tag, sizeof(tag), fmt, &mod, "host.example", "192.0.2.7", "user");
 	if (strlen(tag) >= sizeof(tag))
 		abort();
 	return 0;

@@ -456,8 +456,9 @@ static void test_channel(void)
 	close(sv[1]);
 }
 
-/* pr_close_fds: closes exactly the descriptors given (runs with one
- * close_range, the rest alone), whatever their order, and no other. */
+/* pr_close_fds: closes exactly the descriptors given (runs of ascending
+ * consecutive numbers with one close_range, the rest alone), whatever
+ * their order, and no other. */
 static void test_close_fds(void)
 {
 	int fds[12], keep, n = 0, list[12];
