@@ -410,8 +410,9 @@ struct pr_m_idname {
  * monitor writes rsyncd's "rsync on|to REQUEST from HOST (ADDR)" line. */
 struct pr_w_start {
 	uint32_t sender;          /* 1: the client pulls ("on"); 0: it pushes ("to") */
-	struct pr_str_relpath request; /* the path arguments as sent, space-separated;
-					* log text only (any bytes but NUL, escaped when logged) */
+	struct pr_str_relpath request; /* the path arguments as sent, space-separated,
+					* escaped as rsyncd logs them: log text only, no
+					* control byte but tab (the validator refuses one) */
 };
 
 /* The answer: whether the module wants per-file lines ("transfer

@@ -65,7 +65,7 @@ static const struct field fields[] = {
 	STRF(PR_W_AUTH, F_LINE, auth.line),
 	STRF(PR_W_HELLO, F_LINE, hello.digests),
 	U32(PR_W_HELLO, hello.protocol, 27, 32),
-	STRF(PR_W_START, F_STR, start.request),
+	STRF(PR_W_START, F_LOG, start.request),
 	U32(PR_W_START, start.sender, 0, 1),
 	STRF(PR_W_XFER, F_LOG, xfer.line), /* formatted by the worker: text only */
 	STRF(PR_W_XATTR, F_RELPATH, stat.path),

@@ -44,7 +44,7 @@
 /* rsyncd's escaping of the names it logs: a control byte but tab as
  * "\#ooo", and a backslash that would read as such an escape as "\#134";
  * other bytes (UTF-8 names) as they are.  A name cannot start a line. */
-static void escape(char *out, size_t cap, const char *in)
+void xferfmt_escape(char *out, size_t cap, const char *in)
 {
 	size_t o = 0;
 
@@ -300,6 +300,6 @@ size_t xferfmt_line(char *out, size_t cap, const struct xferfmt *x, const struct
 	char line[8192];
 
 	format(line, sizeof(line), x, r);
-	escape(out, cap, line);
+	xferfmt_escape(out, cap, line);
 	return strlen(out);
 }

@@ -62,6 +62,11 @@ struct xferfmt {
 /* Keep the monitor's answer and compile its format. */
 void xferfmt_init(struct xferfmt *x, const struct pr_m_xferlog *ctx);
 
+/* rsyncd's escaping of what it logs: a control byte but tab as "\#ooo",
+ * and a backslash that would read as such an escape as "\#134"; other
+ * bytes (UTF-8) as they are.  Cut at cap (not 0), always NUL-terminated. */
+void xferfmt_escape(char *out, size_t cap, const char *in);
+
 /* The line for record r, escaped as rsyncd does (no control byte but
  * tab), into out (always NUL-terminated, cut at cap, which must not be
  * 0).  Returns its length. */

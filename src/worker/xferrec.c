@@ -22,20 +22,24 @@
 void xferrec_start(struct sess *s)
 {
 	struct pr_msg m;
+	char raw[sizeof(m.u.start.request.s)];
 	size_t n = 0;
 
 	pr_msg_init(&m, PR_W_START);
 	m.u.start.sender = s->opt.sender ? 1 : 0;
 	for (size_t i = 0; i < s->opt.npaths; i++) {
-		size_t len = strlen(s->opt.paths[i]), room = sizeof(m.u.start.request.s) - 1 - n;
+		size_t len = strlen(s->opt.paths[i]), room = sizeof(raw) - 1 - n;
 
 		if (i > 0 && room > 0)
-			m.u.start.request.s[n++] = ' ', room--;
+			raw[n++] = ' ', room--;
 		len = len < room ? len : room; /* a log line: cut, not refused */
-		memcpy(m.u.start.request.s + n, s->opt.paths[i], len);
+		memcpy(raw + n, s->opt.paths[i], len);
 		n += len;
 	}
-	m.u.start.request.len = (uint16_t)n;
+	raw[n] = '\0';
+	/* the monitor refuses a control byte: written as rsyncd logs it */
+	xferfmt_escape(m.u.start.request.s, sizeof(m.u.start.request.s), raw);
+	m.u.start.request.len = (uint16_t)strlen(m.u.start.request.s);
 	mon_send(&m, -1);
 	mon_expect(&m, PR_M_XFERLOG, NULL);
 	xferfmt_init(&s->xlog, &m.u.xferlog);

@@ -45,6 +45,7 @@ grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "log injection pr
 expect_mode start-out-of-state 'PR_W_START in a state where it is not permitted'
 expect_mode start-bad-sender 'invalid message from worker \(field out of range\)'
 expect_mode start-unterminated 'invalid message from worker \(malformed string'
+expect_mode start-newline 'invalid message from worker \(malformed string'
 expect_mode start-twice 'second transfer request; ending session'
 expect_mode xfer-unasked 'transfer record the monitor did not ask for'
 expect_mode xfer-before-start 'transfer record the monitor did not ask for'
@@ -54,7 +55,8 @@ done
 expect_mode xfer-unterminated 'invalid message from worker \(malformed string'
 expect_mode xfer-wrong-length 'invalid message from worker \(wrong body length'
 expect_mode xfer-injection 'invalid message from worker \(malformed string'
-grep -q 'rsync on logged/\\#012' "$TMP/log" && pass "xfer-injection: the request line escaped" || fail "request not escaped"
+grep -qF 'rsync on logged/\#012 2026/01/01 00:00:00 [1] forged start from' "$TMP/log" &&
+	pass "xfer-injection: a clean request logged as it came" || fail "clean request not logged as sent"
 grep -qF "$(printf 'send tab\there caf\303\251 x\\#012 kept')" "$TMP/log" && pass "xfer-injection: a clean line logged as it came" ||
 	fail "clean line not logged as sent"
 # The monitor's answer to START carries the module's format and the values

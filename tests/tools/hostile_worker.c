@@ -555,6 +555,10 @@ static int xfer_mode(const char *mode)
 		memset(m.u.start.request.s, 'A', sizeof(m.u.start.request.s));
 		m.u.start.request.len = 10;
 		hw_send(&m);
+	} else if (strcmp(mode, "start-newline") == 0) {
+		if (hw_start("logged") < 0)
+			return 1;
+		start_valid("logged/\n2026/01/01 00:00:00 [1] forged start\033[2J");
 	} else if (strcmp(mode, "start-twice") == 0) {
 		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
 			return 1;
@@ -605,9 +609,9 @@ static int xfer_mode(const char *mode)
 		m.h.len -= 1;
 		hw_send(&m);
 	} else if (strcmp(mode, "xfer-injection") == 0) {
-		/* the request escaped by the monitor; a line with a tab, UTF-8
-		 * and an escape's text written as it is; then a raw newline */
-		if (hw_start("logged") < 0 || start_answered("logged/\n2026/01/01 00:00:00 [1] forged start") < 0)
+		/* a request and a line with a tab, UTF-8 and an escape's text,
+		 * written as they are; then a raw newline */
+		if (hw_start("logged") < 0 || start_answered("logged/\\#012 2026/01/01 00:00:00 [1] forged start") < 0)
 			return 1;
 		xfer_valid(&m, "send tab\there caf\303\251 x\\#012 kept");
 		hw_send(&m);

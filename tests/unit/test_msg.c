@@ -1250,8 +1250,13 @@ static void test_xferlog_fields(void)
 	base_start(&m);
 	set_relpath(&m.u.start.request, "");
 	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "empty request");
-	set_relpath(&m.u.start.request, "../../etc/passwd \001\033[2J");
+	set_relpath(&m.u.start.request, "../../etc/passwd \t\\#033[2J");
 	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "request is log text, not a path");
+	for (unsigned c = 1; c < 0x20; c++) {
+		base_start(&m);
+		m.u.start.request.s[2] = (char)c;
+		expect(c == '\t' ? PR_MSG_OK : PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "a control byte in the request");
+	}
 
 	FIELD(PR_M_XFERLOG, PR_MSG_OK, u.xferlog.files, 0, "no lines");
 	FIELD(PR_M_XFERLOG, PR_MSG_EBADFIELD, u.xferlog.files, 2, "files 2");
