@@ -70,8 +70,6 @@ TRUSTED_DATA = {
                          "if that failed), from its log "
                          "settings and the global ones (configuration only; the syslog tag naming "
                          "the session is modlog_syslog's, counted)",
-        "xferlog_init": "compiles the selected module's log format (configuration text) into pieces; "
-                        "keeps the session's host, address and user for the records without reading them",
         "expected_response": "the digest of a secrets-file password and the monitor's own challenge, "
                              "base64 (the response is compared with it by answers(), counted); the "
                              "client chose only which digest, an index into a fixed table",

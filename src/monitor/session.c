@@ -364,7 +364,6 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 	mod = &s->sel.m;
 	if (modlog_select(&s->ml, &s->cfg, mod))
 		modlog_syslog(mod, s->mhost, s->addr, s->user);
-	xferlog_init(&s->xl, mod, s->mhost, s->addr, s->user);
 	if (confine(s) < 0)
 		return -1;
 	s->module = mod;
@@ -401,7 +400,8 @@ static int h_start(struct session *s, const struct pr_msg *m)
 {
 	struct pr_msg out;
 
-	return xferlog_start(&s->xl, &m->u.start, &out) < 0 ? -1 : send_msg(s, &out, -1);
+	return xferlog_start(&s->xl, s->module, s->mhost, s->addr, s->user, &m->u.start, &out) < 0 ? -1 :
+	       send_msg(s, &out, -1);
 }
 
 static int h_xfer(struct session *s, const struct pr_msg *m)

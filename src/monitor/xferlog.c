@@ -1,337 +1,48 @@
 /*
- * The transfer log (xferlog.h).  The escapes, as rsyncd.conf(5) lists
- * them and rsync 3.5.0 prints them:
- *
- *   %a address  %h host  %m module  %P module path  %u user  %p pid
- *   %t now "YYYY/MM/DD hh:mm:ss"    %o "send"
- *   %f name relative to the module (no trailing '/')
- *   %n name as the file list has it ('/' after a directory)
- *   %l length  %b bytes sent  %c checksum bytes received
- *   %C file checksum in hex, or blanks  %i itemized changes
- *   %B permission bits ("rwxr-xr-x")  %M mtime "YYYY/MM/DD-hh:mm:ss"
- *   %L " -> TARGET" or " => HARDLINK"  %U uid  %G gid or "DEFAULT"
- *
- * "%[-][WIDTH]X" pads (zeros for a WIDTH starting with 0, on %p %U %G),
- * apostrophes before or after the width make %l %b %c human-readable
- * (1: "1,234,567", 2: "1.23M", 3: "1.18M"), "%%" is '%', and any other
- * escape is kept as written.  Every piece is bounded by the output size.
+ * The transfer log (xferlog.h): the request line, and the worker's
+ * per-file lines written as they come.
  */
-#include <stddef.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "xferlog.h"
 
-#define ITEM_REPORT_ATIME 0x0001
-#define ITEM_REPORT_CHANGE 0x0002
-#define ITEM_REPORT_SIZE 0x0004     /* symlinks: REPORT_TIMEFAIL */
-#define ITEM_REPORT_TIME 0x0008
-#define ITEM_REPORT_PERMS 0x0010
-#define ITEM_REPORT_OWNER 0x0020
-#define ITEM_REPORT_GROUP 0x0040
-#define ITEM_REPORT_ACL 0x0080
-#define ITEM_REPORT_XATTR 0x0100
-#define ITEM_REPORT_CRTIME 0x0400
-#define ITEM_BASIS_TYPE_FOLLOWS 0x0800
-#define ITEM_XNAME_FOLLOWS 0x1000
-#define ITEM_IS_NEW 0x2000
-#define ITEM_LOCAL_CHANGE 0x4000
-#define ITEM_TRANSFER 0x8000
-#define WIDTH_MAX 4096
-
-/* rsyncd's escaping of the names it logs: a control byte but tab as
- * "\#ooo", and a backslash that would read as such an escape as "\#134";
- * other bytes (UTF-8 names) as they are.  A name cannot start a line. */
-static void escape(char *out, size_t cap, const char *in)
+int xferlog_start(struct xferlog *x, const struct cfg_module *mod, const char *host, const char *addr,
+		  const char *user, const struct pr_w_start *req, struct pr_msg *answer)
 {
-	size_t o = 0;
+	struct pr_m_xferlog *a = &answer->u.xferlog;
 
-	for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < cap; p++) {
-		if ((*p < 0x20 && *p != '\t') || (*p == '\\' && p[1] == '#' && p[2] >= '0' && p[2] <= '7' &&
-						  p[3] >= '0' && p[3] <= '7' && p[4] >= '0' && p[4] <= '7'))
-			o += (size_t)snprintf(out + o, cap - o, "\\#%03o", *p);
-		else
-			out[o++] = (char)*p;
-	}
-	out[o] = '\0';
-}
-
-int xferlog_start(struct xferlog *x, const struct pr_w_start *req, struct pr_msg *answer)
-{
-	char clean[PR_RELPATH_MAX * 5 + 1];
-
-	if (x->started || x->mod == NULL) {
+	if (x->started) {
 		log_msg(PR_LOG_ERR, "worker sent a second transfer request; ending session");
 		return -1;
 	}
 	x->started = 1;
-	escape(clean, sizeof(clean), req->request.s);
-	log_msg(PR_LOG_INFO, "rsync %s %s from %s%s%s (%s)", req->sender ? "on" : "to", clean, x->user,
-		x->user[0] ? "@" : "", x->host, x->addr);
-	x->files = x->mod->transfer_logging != 0;
-	x->itemized = x->files && x->uses_i;
+	/* the request is escaped by the worker as rsyncd escapes it; the
+	 * validator refused any control byte but tab (F_LOG) */
+	log_msg(PR_LOG_INFO, "rsync %s %s from %s%s%s (%s)", req->sender ? "on" : "to", req->request.s, user,
+		user[0] ? "@" : "", host, addr);
+	x->files = mod->transfer_logging != 0;
 	pr_msg_init(answer, PR_M_XFERLOG);
-	answer->u.xferlog.files = (uint32_t)x->files;
-	answer->u.xferlog.itemized = (uint32_t)x->itemized;
+	a->files = (uint32_t)x->files;
+	a->pid = (uint32_t)getpid();
+	/* a host name is shown cut, as any log text; the others fit by the
+	 * loader's limits, the path by the chroot the monitor made into it */
+	pr_str_set_text_trunc(&a->host, host);
+	if (pr_str_set_text(&a->format, mod->log_format ? mod->log_format : "") < 0 ||
+	    pr_str_set_name(&a->addr, addr) < 0 || pr_str_set_name(&a->user, user) < 0 ||
+	    pr_str_set_name(&a->module, mod->name) < 0 || pr_str_set_relpath(&a->path, mod->path) < 0) {
+		log_msg(PR_LOG_ERR, "module %s: a value for the transfer log is too long; ending session", mod->name);
+		return -1;
+	}
 	return 0;
 }
 
-int xferlog_file(struct xferlog *x, const struct pr_w_xfer *r)
+int xferlog_file(const struct xferlog *x, const struct pr_w_xfer *r)
 {
-	char line[8192], clean[10240];
-
-	if (!x->files || (!x->itemized && !(r->iflags & ITEM_TRANSFER))) {
+	if (!x->files) {
 		log_msg(PR_LOG_ERR, "worker sent a transfer record the monitor did not ask for; ending session");
 		return -1;
 	}
-	xferlog_format(line, sizeof(line), x, r);
-	escape(clean, sizeof(clean), line);
-	log_msg(PR_LOG_INFO, "%s", clean);
+	log_msg(PR_LOG_INFO, "%s", r->line.s);
 	return 0;
-}
-
-/* One escape as written: "%", flags, width, apostrophes, letter. */
-struct spec {
-	int left, zero, humanize;
-	unsigned width;
-	char letter;        /* '\0': the format ended inside the escape */
-	size_t len;         /* bytes of fmt it took */
-};
-
-static struct spec parse_spec(const char *p)
-{
-	struct spec s = { 0 };
-	const char *q = p + 1;
-
-	while (*q == '\'')
-		s.humanize++, q++;
-	if (*q == '-')
-		s.left = 1, q++;
-	s.zero = *q == '0';
-	for (; *q >= '0' && *q <= '9'; q++)
-		s.width = s.width * 10 + (unsigned)(*q - '0') > WIDTH_MAX ? WIDTH_MAX : s.width * 10 + (unsigned)(*q - '0');
-	while (*q == '\'')
-		s.humanize++, q++;
-	s.letter = *q;
-	s.len = (size_t)(q - p) + (*q != '\0');
-	return s;
-}
-
-/*
- * The format, cut once into text and escapes (rsyncd's reading of it,
- * escape by escape), so that a record only fills the escapes in.  A
- * format of CFG_LOG_FORMAT_MAX bytes has at most one piece per byte and
- * one more.
- */
-void xferlog_init(struct xferlog *x, const struct cfg_module *mod, const char *host, const char *addr,
-		  const char *user)
-{
-	static const char known[] = "ahmPuofnLlbcpUGBiMtC%";
-	const char *fmt = mod->log_format ? mod->log_format : "", *p = fmt;
-	size_t max = sizeof(x->item) / sizeof(x->item[0]);
-
-	if (strlen(fmt) > CFG_LOG_FORMAT_MAX) /* the loader refuses it */
-		p = "";
-
-	memset(x, 0, offsetof(struct xferlog, item));
-	x->mod = mod;
-	x->host = host;
-	x->addr = addr;
-	x->user = user ? user : "";
-	while (*p && x->nitems + 2 <= max) {
-		const char *pct = strchr(p, '%');
-		struct spec s;
-
-		if (pct != p) {
-			x->item[x->nitems++] = (struct xferlog_item){ .off = (uint16_t)(p - fmt),
-				.len = (uint16_t)(pct ? (size_t)(pct - p) : strlen(p)) };
-			if (pct == NULL)
-				break;
-		}
-		s = parse_spec(pct);
-		p = pct + s.len;
-		x->item[x->nitems++] = (struct xferlog_item){ .off = (uint16_t)(pct - fmt), .len = (uint16_t)s.len,
-			.letter = s.letter && strchr(known, s.letter) ? s.letter : '\0', .width = (uint16_t)s.width,
-			.left = (uint8_t)s.left, .zero = (uint8_t)s.zero,
-			.humanize = (uint8_t)(s.humanize > 3 ? 3 : s.humanize) };
-		x->uses_i |= s.letter == 'i';
-	}
-}
-
-/* The output buffer: appends are cut at its end.  n < cap always (cap is
- * a fixed non-zero array size at every caller), so a full buffer copies
- * nothing and rewrites its terminator in place. */
-struct out {
-	char *b;
-	size_t cap, n;
-};
-
-static void put(struct out *o, const char *s, size_t n)
-{
-	if (n > o->cap - 1 - o->n)
-		n = o->cap - 1 - o->n;
-	memcpy(o->b + o->n, s, n);
-	o->n += n;
-	o->b[o->n] = '\0';
-}
-
-static void pad(struct out *o, char c, size_t n)
-{
-	for (size_t i = 0; i < n && o->n + 1 < o->cap; i++)
-		put(o, &c, 1);
-}
-
-/* Numbers as --human-readable shows them. */
-static void human(char *buf, size_t cap, uint64_t v, int level)
-{
-	static const char units[] = "KMGTPEZY";
-	char digits[32];
-	size_t n, o = 0;
-
-	if (level >= 2 && v >= (level == 2 ? 1000u : 1024u)) {
-		double mult = level == 2 ? 1000.0 : 1024.0, d = (double)v / mult;
-		int u = 0;
-
-		while (d >= mult && units[u + 1])
-			d /= mult, u++;
-		snprintf(buf, cap, "%.2f%c", d, units[u]);
-		return;
-	}
-	n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
-	for (size_t i = 0; i < n && o + 2 < cap; i++) {
-		if (level == 1 && i > 0 && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
-}
-
-/* "YXcstpoguax", the --itemize-changes string, from the client's bits. */
-static void itemize(char c[12], uint32_t f, uint32_t mode, uint32_t flags)
-{
-	int link = S_ISLNK(mode), i;
-	int notime = !(flags & PR_XFER_MTIMES) || (link && (!(flags & PR_XFER_LINK_TIMES) || (f & ITEM_REPORT_SIZE)));
-
-	c[0] = f & ITEM_LOCAL_CHANGE ? (f & ITEM_XNAME_FOLLOWS ? 'h' : 'c') : !(f & ITEM_TRANSFER) ? '.' : '<';
-	c[1] = link ? 'L' : S_ISDIR(mode) ? 'd' : S_ISREG(mode) ? 'f' : S_ISCHR(mode) || S_ISBLK(mode) ? 'D' : 'S';
-	c[2] = f & ITEM_REPORT_CHANGE ? 'c' : '.';
-	c[3] = !link && (f & ITEM_REPORT_SIZE) ? 's' : '.';
-	c[4] = !(f & ITEM_REPORT_TIME) ? '.' : notime ? 'T' : 't';
-	c[5] = f & ITEM_REPORT_PERMS ? 'p' : '.';
-	c[6] = f & ITEM_REPORT_OWNER ? 'o' : '.';
-	c[7] = f & ITEM_REPORT_GROUP ? 'g' : '.';
-	c[8] = (f & ITEM_REPORT_ATIME) && (f & ITEM_REPORT_CRTIME) ? 'b' : f & ITEM_REPORT_ATIME ? 'u' :
-	       f & ITEM_REPORT_CRTIME ? 'n' : '.';
-	c[9] = f & ITEM_REPORT_ACL ? 'a' : '.';
-	c[10] = f & ITEM_REPORT_XATTR ? 'x' : '.';
-	c[11] = '\0';
-	if (f & ITEM_IS_NEW || flags & PR_XFER_NO_ITEMS) {
-		memset(c + 2, f & ITEM_IS_NEW ? '+' : '?', 9);
-	} else if (c[0] == '.' || c[0] == 'h' || c[0] == 'c') {
-		for (i = 2; c[i] == '.'; i++)
-			;
-		if (c[i] == '\0')
-			memset(c + 2, ' ', 9);
-	}
-}
-
-/* "rwxr-xr-x", with s/S and t/T for the special bits. */
-static void perms(char p[10], uint32_t m)
-{
-	static const char rwx[] = "rwxrwxrwx";
-
-	for (int i = 0; i < 9; i++)
-		p[i] = m & (0400u >> i) ? rwx[i] : '-';
-	if (m & S_ISUID)
-		p[2] = p[2] == 'x' ? 's' : 'S';
-	if (m & S_ISGID)
-		p[5] = p[5] == 'x' ? 's' : 'S';
-	if (m & S_ISVTX)
-		p[8] = p[8] == 'x' ? 't' : 'T';
-	p[9] = '\0';
-}
-
-/* "YYYY/MM/DD" then sep then "hh:mm:ss", local time. */
-static void stamp(char *buf, size_t cap, time_t t, char sep)
-{
-	struct tm tm;
-
-	if (localtime_r(&t, &tm) == NULL)
-		memset(&tm, 0, sizeof(tm));
-	snprintf(buf, cap, "%04d/%02d/%02d%c%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, sep,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
-void xferlog_format(char *out, size_t cap, const struct xferlog *x, const struct pr_w_xfer *r)
-{
-	struct out o = { out, cap, 0 };
-	char buf[PR_RELPATH_MAX + 8];
-
-	out[0] = '\0';
-	for (size_t i = 0; i < x->nitems; i++) {
-		const struct xferlog_item *s = &x->item[i];
-		const char *v = buf;
-		int numeric = 0;
-		size_t n;
-
-		buf[0] = '\0';
-		switch (s->letter) {
-		case 'a': v = x->addr; break;
-		case 'h': v = x->host; break;
-		case 'm': v = x->mod->name; break;
-		case 'P': v = x->mod->path; break;
-		case 'u': v = x->user; break;
-		case 'o': v = "send"; break;
-		case 'f': v = r->path.s; break;
-		case 'n':
-			snprintf(buf, sizeof(buf), "%s%s", r->path.s + r->name_off, S_ISDIR(r->mode) ? "/" : "");
-			break;
-		case 'L':
-			snprintf(buf, sizeof(buf), "%s%s", r->link == PR_XLINK_SYMLINK ? " -> " :
-				 r->link == PR_XLINK_HARD ? " => " : "", r->target.s);
-			break;
-		case 'l': human(buf, sizeof(buf), r->length, s->humanize); break;
-		case 'b': human(buf, sizeof(buf), r->bytes, s->humanize); break;
-		case 'c': human(buf, sizeof(buf), r->sum_bytes, s->humanize); break;
-		case 'p':
-			numeric = 1;
-			snprintf(buf, sizeof(buf), "%d", (int)getpid());
-			break;
-		case 'U':
-			numeric = 1;
-			snprintf(buf, sizeof(buf), "%u", r->flags & PR_XFER_UID ? r->uid : 0);
-			break;
-		case 'G':
-			numeric = (r->flags & PR_XFER_GID) != 0;
-			if (numeric)
-				snprintf(buf, sizeof(buf), "%u", r->gid);
-			else
-				v = "DEFAULT";
-			break;
-		case 'B': perms(buf, r->mode); break;
-		case 'i': itemize(buf, r->iflags, r->mode, r->flags); break;
-		case 'M': stamp(buf, sizeof(buf), (time_t)r->mtime, '-'); break;
-		case 't': stamp(buf, sizeof(buf), time(NULL), ' '); break;
-		case 'C':
-			for (uint32_t k = 0; k < r->sum_len; k++)
-				snprintf(buf + 2 * k, 3, "%02x", r->flags & PR_XFER_SUM ? r->sum[k] : 0);
-			if (!(r->flags & PR_XFER_SUM))
-				memset(buf, ' ', 2 * r->sum_len);
-			break;
-		case '%': v = "%"; break;
-		default: /* text, an unknown escape, or the format's end: as written */
-			put(&o, x->mod->log_format + s->off, s->len);
-			continue;
-		}
-		n = strlen(v);
-		if (!s->left && s->width > n)
-			pad(&o, numeric && s->zero ? '0' : ' ', s->width - n);
-		put(&o, v, n);
-		if (s->left && s->width > n)
-			pad(&o, ' ', s->width - n);
-	}
 }

@@ -412,52 +412,39 @@ struct pr_m_idname {
  * monitor writes rsyncd's "rsync on|to REQUEST from HOST (ADDR)" line. */
 struct pr_w_start {
 	uint32_t sender;          /* 1: the client pulls ("on"); 0: it pushes ("to") */
-	struct pr_str_relpath request; /* the path arguments as sent, space-separated;
-					* log text only (any bytes but NUL, escaped when logged) */
+	struct pr_str_relpath request; /* the path arguments as sent, space-separated,
+					* escaped as rsyncd logs them: log text only, no
+					* control byte but tab (the validator refuses one) */
 };
 
+/* The answer: whether the module wants per-file lines ("transfer
+ * logging"), and what the worker needs to write them itself in the
+ * module's "log format": the format (configuration) and the values of the
+ * escapes only the monitor knows.  Log text only, never acted on. */
 struct pr_m_xferlog {
-	uint32_t files;           /* 0/1: send a PR_W_XFER for each file sent */
-	uint32_t itemized;        /* 0/1 (files only): and for each item the client
-				   * itemized without asking for data (log format has %i) */
+	uint32_t files;           /* 0/1: send a PR_W_XFER line for each file sent
+				   * (and each itemized change, if the format has %i) */
+	uint32_t pid;             /* %p: the monitor's pid, 1..INT32_MAX */
+	struct pr_str_text format;/* the module's "log format" */
+	struct pr_str_text host;  /* %h: the client's name as shown for the module */
+	struct pr_str_name addr;  /* %a */
+	struct pr_str_name user;  /* %u: the user a login accepted, "" = none */
+	struct pr_str_name module;/* %m */
+	struct pr_str_relpath path; /* %P: the module's path (absolute: not a relpath) */
 };
 
-/* pr_w_xfer.flags */
-#define PR_XFER_UID 0x1u        /* the client preserves owners: %U is the file's */
-#define PR_XFER_GID 0x2u        /* likewise groups: %G is the file's, else "DEFAULT" */
-#define PR_XFER_MTIMES 0x4u     /* the client preserves modification times (%i 't') */
-#define PR_XFER_LINK_TIMES 0x8u /* and symlink times */
-#define PR_XFER_SUM 0x10u       /* sum holds the file's checksum (%C) */
-#define PR_XFER_NO_ITEMS 0x20u  /* protocol < 29: the client sent no itemize bits (%i '?') */
-#define PR_XFER_FLAGS_ALL 0x3fu
-
-enum pr_xfer_link {
-	PR_XLINK_NONE = 0,
-	PR_XLINK_SYMLINK = 1,     /* %L " -> TARGET" */
-	PR_XLINK_HARD = 2,        /* %L " => NAME" */
+/* One transfer log line, formatted and escaped by the worker (rsyncd's
+ * "\#ooo" for control bytes).  Any bytes but NUL and control bytes other
+ * than tab, which the monitor's validator refuses: no line break reaches
+ * the log. */
+#define PR_XFER_LINE_MAX 8174u
+struct pr_str_log {
+	uint16_t len;
+	char s[PR_XFER_LINE_MAX];
 };
 
-#define PR_XFER_SUM_MAX 64u
-
-/* Everything rsyncd's "log format" escapes need from the file side; the
- * monitor adds what it knows itself (host, address, module, user, time)
- * and formats the line.  Text fields are log text only, never paths the
- * monitor acts on. */
 struct pr_w_xfer {
-	uint32_t iflags;          /* the client's itemize bits (16 on the wire) */
-	uint32_t mode;            /* st_mode as listed */
-	uint32_t uid, gid;
-	uint32_t flags;           /* PR_XFER_* */
-	uint32_t sum_len;         /* digest length of the session's checksum, 1..64 (%C's width) */
-	uint32_t link;            /* enum pr_xfer_link */
-	uint32_t name_off;        /* %n is path.s + name_off (<= path.len) */
-	uint64_t length;          /* %l */
-	uint64_t bytes;           /* %b: data bytes sent for this file */
-	uint64_t sum_bytes;       /* %c: bytes of block checksums received */
-	int64_t mtime;            /* %M */
-	uint8_t sum[PR_XFER_SUM_MAX]; /* PR_XFER_SUM: sum_len bytes, in display order */
-	struct pr_str_relpath path;   /* %f: the name relative to the module, as rsync writes it */
-	struct pr_str_text target;    /* link != NONE: the symlink target or hard-link name (may be cut) */
+	struct pr_str_log line;
 };
 
 #define PR_MSG_BODY_MAX (PR_MSG_SIZE - sizeof(struct pr_msg_hdr))

@@ -201,7 +201,10 @@ static enum pr_msg_err v_xferlog(const struct pr_msg *m, int have_fd)
 {
 	const struct pr_m_xferlog *b = &m->u.xferlog;
 
-	if (!pr_bool_ok(b->files) || !pr_bool_ok(b->itemized) || (b->itemized && !b->files))
+	if (!STR_OK(b->format) || !STR_OK(b->host) || !STR_OK(b->addr) || !STR_OK(b->user) ||
+	    !STR_OK(b->module) || !STR_OK(b->path))
+		return PR_MSG_EBADSTR;
+	if (!pr_bool_ok(b->files) || b->pid < 1 || b->pid > INT32_MAX)
 		return PR_MSG_EBADFIELD;
 	return PR_MSG_OK;
 }

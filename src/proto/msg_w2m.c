@@ -5,8 +5,8 @@
  * header, length and descriptor rules of every type are msg.c's table;
  * fields[] below says, per type, what each body field must be, and
  * check_field() is the one reading of it.  The rules no row can say (the
- * cross-field ones of XFER, the packed paths of OPENV, the handle lists)
- * are the v_* functions, each a row of its own.
+ * packed paths of OPENV, the handle lists) are the v_* functions, each a
+ * row of its own.
  */
 #include <stddef.h>
 #include <string.h>
@@ -19,8 +19,9 @@ enum kind {
 	F_LINE,     /* counted string without '\n': else EBADSTR */
 	F_NAME,     /* counted string (else EBADSTR), nonempty, without '\n' (else EBADFIELD) */
 	F_RELPATH,  /* module path (pr_relpath_ok): else EBADSTR */
+	F_LOG,      /* counted string without a control byte but tab: else EBADSTR */
 	F_RANGE,    /* uint32 in lo..hi: else EBADFIELD */
-	F_XFER, F_OPENV, F_CLOSEV, /* v_xfer, v_openv, v_closev */
+	F_OPENV, F_CLOSEV, /* v_openv, v_closev */
 };
 
 struct field {
@@ -35,7 +36,8 @@ struct field {
  * bit and enum tests said. */
 _Static_assert(offsetof(struct pr_str_name, s) == offsetof(struct pr_str_text, s) &&
 	       offsetof(struct pr_str_path, s) == offsetof(struct pr_str_text, s) &&
-	       offsetof(struct pr_str_relpath, s) == offsetof(struct pr_str_text, s),
+	       offsetof(struct pr_str_relpath, s) == offsetof(struct pr_str_text, s) &&
+	       offsetof(struct pr_str_log, s) == offsetof(struct pr_str_text, s),
 	       "counted strings share one layout");
 _Static_assert(PR_STAT_FOLLOW == 1u, "stat flags 0..PR_STAT_FOLLOW are exactly 'no other bit'");
 _Static_assert(PR_ID_GROUP == PR_ID_USER + 1, "id kinds PR_ID_USER..PR_ID_GROUP are exactly the two");
@@ -63,32 +65,14 @@ static const struct field fields[] = {
 	STRF(PR_W_AUTH, F_LINE, auth.line),
 	STRF(PR_W_HELLO, F_LINE, hello.digests),
 	U32(PR_W_HELLO, hello.protocol, 27, 32),
-	STRF(PR_W_START, F_STR, start.request),
+	STRF(PR_W_START, F_LOG, start.request),
 	U32(PR_W_START, start.sender, 0, 1),
-	BODY(PR_W_XFER, F_XFER),
+	STRF(PR_W_XFER, F_LOG, xfer.line), /* formatted by the worker: text only */
 	STRF(PR_W_XATTR, F_RELPATH, stat.path),
 	U32(PR_W_XATTR, stat.flags, 0, PR_STAT_FOLLOW),
 	BODY(PR_W_OPENV, F_OPENV),
 	BODY(PR_W_CLOSEV, F_CLOSEV),
 };
-
-static enum pr_msg_err v_xfer(const struct pr_msg *m)
-{
-	const struct pr_w_xfer *b = &m->u.xfer;
-
-	if (!STR_OK(b->path) || !STR_OK(b->target) || b->path.len == 0)
-		return PR_MSG_EBADSTR;
-	if (b->iflags > 0xffffu || !pr_mode_ok(b->mode) || (b->flags & ~PR_XFER_FLAGS_ALL) ||
-	    b->sum_len < 1 || b->sum_len > PR_XFER_SUM_MAX || b->name_off > b->path.len ||
-	    b->length > INT64_MAX || b->bytes > INT64_MAX || b->sum_bytes > INT64_MAX)
-		return PR_MSG_EBADFIELD;
-	if ((b->flags & PR_XFER_SUM) && (b->mode & 0170000) != 0100000)
-		return PR_MSG_EBADFIELD;
-	if (b->link > PR_XLINK_HARD || (b->link != PR_XLINK_NONE) != (b->target.len > 0) ||
-	    (b->link == PR_XLINK_SYMLINK && (b->mode & 0170000) != 0120000))
-		return PR_MSG_EBADFIELD;
-	return PR_MSG_OK;
-}
 
 /* A list of closed handles: nonzero up to n, zero after (no stray data). */
 static int closed_ok(uint32_t n, const uint32_t *h)
@@ -139,15 +123,16 @@ static enum pr_msg_err check_field(const struct pr_msg *m, const struct field *f
 	case F_RANGE:
 		memcpy(&v, p, sizeof(v));
 		return v >= f->lo && v <= f->hi ? PR_MSG_OK : PR_MSG_EBADFIELD;
-	case F_STR: case F_LINE: case F_NAME: case F_RELPATH:
+	case F_STR: case F_LINE: case F_NAME: case F_RELPATH: case F_LOG:
 		memcpy(&len, p, sizeof(len));
 		if (f->kind == F_RELPATH)
 			return len < f->hi && pr_relpath_ok(s, len) ? PR_MSG_OK : PR_MSG_EBADSTR;
 		if (!pr_str_ok(len, s, f->hi) || (f->kind == F_LINE && memchr(s, '\n', len)))
 			return PR_MSG_EBADSTR;
+		for (uint16_t i = 0; f->kind == F_LOG && i < len; i++)
+			if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
+				return PR_MSG_EBADSTR;
 		return f->kind == F_NAME && (len == 0 || memchr(s, '\n', len)) ? PR_MSG_EBADFIELD : PR_MSG_OK;
-	case F_XFER:
-		return v_xfer(m);
 	case F_OPENV:
 		return v_openv(m);
 	case F_CLOSEV:

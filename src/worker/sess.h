@@ -15,6 +15,7 @@
 #include "links.h"
 #include "options.h"
 #include "refuse.h"
+#include "xferfmt.h"
 
 /* Compat flags (spec part 1, 5.1). */
 #define CF_INC_RECURSE 0x001
@@ -61,8 +62,9 @@ struct sess {
 	struct refuse refuse;        /* "refuse options" */
 	struct chmod_rules *chmod;   /* "outgoing chmod", NULL = none */
 	int iconv;                   /* --iconv with a module charset: names go in UTF-8 */
-	/* the transfer log (xferrec.c): records the monitor asked for */
+	/* the transfer log (xferrec.c): lines the monitor asked for, and how */
 	int xlog_files, xlog_itemized;
+	struct xferfmt xlog;
 };
 
 /* Add a path argument as a source. */

@@ -1,8 +1,9 @@
 /*
- * The worker's side of the transfer log: it never writes a log line, it
- * tells the monitor what was asked (PR_W_START, once, answered with the
- * records the monitor wants) and, when asked, what was sent (one PR_W_XFER
- * per file).  The monitor formats the lines (src/monitor/xferlog.c).
+ * The worker's side of the transfer log: it tells the monitor what was
+ * asked (PR_W_START, once, answered with whether per-file lines are
+ * wanted, the module's log format and the values only the monitor knows)
+ * and, when asked, one line per file sent, formatted here (xferfmt.c) and
+ * written by the monitor as it comes (PR_W_XFER).
  */
 #ifndef PRSYNCD_XFERREC_H
 #define PRSYNCD_XFERREC_H

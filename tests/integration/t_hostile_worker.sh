@@ -13,9 +13,6 @@ handshake timeout = 2
 	path = $TMP/pub
 	transfer logging = yes
 	log format = %i %f|%n|%L
-[logplain]
-	path = $TMP/pub
-	transfer logging = yes
 CONF
 port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_worker" || fail "prsyncd did not start"
@@ -48,15 +45,25 @@ grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "log injection pr
 expect_mode start-out-of-state 'PR_W_START in a state where it is not permitted'
 expect_mode start-bad-sender 'invalid message from worker \(field out of range\)'
 expect_mode start-unterminated 'invalid message from worker \(malformed string'
+expect_mode start-newline 'invalid message from worker \(malformed string'
 expect_mode start-twice 'second transfer request; ending session'
 expect_mode xfer-unasked 'transfer record the monitor did not ask for'
 expect_mode xfer-before-start 'transfer record the monitor did not ask for'
-expect_mode xfer-itemized-unasked 'transfer record the monitor did not ask for'
-expect_mode xfer-bad-name-off 'invalid message from worker \(field out of range\)'
-expect_mode xfer-sum-on-dir 'invalid message from worker \(field out of range\)'
+for c in nl cr esc us; do
+	expect_mode xfer-ctl-$c 'invalid message from worker \(malformed string'
+done
+expect_mode xfer-unterminated 'invalid message from worker \(malformed string'
 expect_mode xfer-wrong-length 'invalid message from worker \(wrong body length'
-expect_mode xfer-injection 'x\\#012.*forged file\\#033.* => t\\#015\\#012'
-grep -q 'rsync on logged/\\#012' "$TMP/log" && pass "xfer-injection: the request line escaped" || fail "request not escaped"
+expect_mode xfer-injection 'invalid message from worker \(malformed string'
+grep -qF 'rsync on logged/\#012 2026/01/01 00:00:00 [1] forged start from' "$TMP/log" &&
+	pass "xfer-injection: a clean request logged as it came" || fail "clean request not logged as sent"
+grep -qF "$(printf 'send tab\there caf\303\251 x\\#012 kept')" "$TMP/log" && pass "xfer-injection: a clean line logged as it came" ||
+	fail "clean line not logged as sent"
+# The monitor's answer to START carries the module's format and the values
+# only it knows (the hostile worker prints what it received).
+out=$(rawclient "$port" --send 'start-answer\n' --timeout 4)
+case $out in *"XFERLOG files=1 pid=ok format=%i %f|%n|%L host="*" addr=127.0.0.1 user= module=logged path=$TMP/pub"*)
+	pass "START answered with the format and the session's values";; *) fail "START answer: $out";; esac
 grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "a transfer record produced a forged line" || pass "no forged transfer line"
 
 out=$(rawclient "$port" --send 'normal\n@RSYNCD: 32.0 md5\n\n' --timeout 5)

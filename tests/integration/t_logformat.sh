@@ -160,6 +160,10 @@ same "format 1, an update" 'sent [0-9]+ bytes' "$TMP/basis" -a rsync://HOST/f1/ 
 same "format 1, an update with -i" 'sent [0-9]+ bytes' "$TMP/basis" -ai rsync://HOST/f1/ "$TMP/dst/"
 same "format 2: widths, human-readable, %t %p %%, unknown escapes" 'sent [0-9]+ bytes' - -a rsync://HOST/f2/ "$TMP/dst/"
 same "format 2, protocol 29" 'sent [0-9]+ bytes' - -a --protocol=29 rsync://HOST/f2/ "$TMP/dst/"
+# a request naming files with a control byte, a tab, an escape's text and
+# UTF-8: the "rsync on" line escapes it as rsyncd does
+same "a request with names to escape" 'sent [0-9]+ bytes' - -a "rsync://HOST/f1/esc$(printf '\033')[2J" \
+	"rsync://HOST/f1/tab$(printf '\t')x" "rsync://HOST/f1/hash\\#123" "rsync://HOST/f1/caf$(printf '\303\251')" "$TMP/dst/"
 
 # An auth failure and a host refused by 'hosts deny', added by a reload.
 printf '[a]\n\tpath = %s\n\tauth users = u\n\tsecrets file = %s/secrets\n[d]\n\tpath = %s\n\thosts deny = 127.0.0.1\n' \

@@ -283,8 +283,10 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
 		struct pr_m_xferlog *b = &m->u.xferlog;
 
 		if (!strcmp(f, "files2")) b->files = 2;
-		else if (!strcmp(f, "itemized-only")) { b->files = 0; b->itemized = 1; }
-		else if (!strcmp(f, "itemized2")) { b->files = 1; b->itemized = 2; }
+		else if (!strcmp(f, "pid0")) b->pid = 0;
+		else if (!strcmp(f, "pid-neg")) b->pid = 0x80000000u;
+		else if (!strcmp(f, "format-str")) b->format.len = 5; /* "" with a length that lies */
+		else if (!strcmp(f, "path-str")) b->path.s[0] = 'x'; /* no NUL where the length says */
 		else return 0;
 		return 1;
 	}
@@ -471,6 +473,7 @@ static void serve_request(const struct pr_msg *r)
 	case PR_W_START:
 		/* no transfer records: the worker then sends none */
 		pr_msg_init(&m, PR_M_XFERLOG);
+		m.u.xferlog.pid = (uint32_t)getpid();
 		answer(&m, -1, "xferlog");
 		break;
 	case PR_W_STAT:

@@ -495,18 +495,12 @@ static int fs_bad(const char *op, const char *c)
 
 /* --- transfer-log modes ------------------------------------------------- */
 
-/* A valid record of a regular file sent ("dir/file"). */
-static void xfer_valid(struct pr_msg *m)
+/* A valid transfer log line, as the worker formats it. */
+static void xfer_valid(struct pr_msg *m, const char *line)
 {
-	struct pr_w_xfer *x = &m->u.xfer;
-
 	pr_msg_init(m, PR_W_XFER);
-	x->iflags = 0x8000 | 0x2000;
-	x->mode = 0100644;
-	x->sum_len = 16;
-	x->length = 6;
-	pr_str_set_relpath(&x->path, "dir/file");
-	x->name_off = 4;
+	m->u.xfer.line.len = (uint16_t)strlen(line);
+	memcpy(m->u.xfer.line.s, line, m->u.xfer.line.len);
 }
 
 static void start_valid(const char *request)
@@ -519,7 +513,7 @@ static void start_valid(const char *request)
 	hw_send(&m);
 }
 
-/* START, and its answer reported to the client ("XFERLOG files=F itemized=I"). */
+/* START, and its answer reported to the client ("XFERLOG files=F ..."). */
 static int start_answered(const char *request)
 {
 	struct pr_msg m;
@@ -530,7 +524,9 @@ static int start_answered(const char *request)
 		hw_report("XFERLOG no answer");
 		return -1;
 	}
-	hw_report("XFERLOG files=%u itemized=%u", m.u.xferlog.files, m.u.xferlog.itemized);
+	hw_report("XFERLOG files=%u pid=%s format=%s host=%s addr=%s user=%s module=%s path=%s", m.u.xferlog.files,
+		  m.u.xferlog.pid > 1 ? "ok" : "bad", m.u.xferlog.format.s, m.u.xferlog.host.s, m.u.xferlog.addr.s,
+		  m.u.xferlog.user.s, m.u.xferlog.module.s, m.u.xferlog.path.s);
 	return 0;
 }
 
@@ -559,58 +555,68 @@ static int xfer_mode(const char *mode)
 		memset(m.u.start.request.s, 'A', sizeof(m.u.start.request.s));
 		m.u.start.request.len = 10;
 		hw_send(&m);
+	} else if (strcmp(mode, "start-newline") == 0) {
+		if (hw_start("logged") < 0)
+			return 1;
+		start_valid("logged/\n2026/01/01 00:00:00 [1] forged start\033[2J");
 	} else if (strcmp(mode, "start-twice") == 0) {
 		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
 			return 1;
 		start_valid("logged/");
+	} else if (strcmp(mode, "start-answer") == 0) {
+		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
+			return 1;
+		pr_msg_init(&m, PR_W_EXIT);
+		hw_send(&m);
+		return 0;
 	} else if (strcmp(mode, "xfer-unasked") == 0) {
 		if (hw_start("pub") < 0 || start_answered("pub/") < 0)
 			return 1;
-		xfer_valid(&m);
+		xfer_valid(&m, "send dir/file 6");
 		hw_send(&m);
 	} else if (strcmp(mode, "xfer-before-start") == 0) {
 		if (hw_start("logged") < 0)
 			return 1;
-		xfer_valid(&m);
+		xfer_valid(&m, "send dir/file 6");
 		hw_send(&m);
-	} else if (strcmp(mode, "xfer-itemized-unasked") == 0) {
-		/* [logplain]'s format has no %i: only files sent are wanted */
-		if (hw_start("logplain") < 0 || start_answered("logplain/") < 0)
-			return 1;
-		xfer_valid(&m);
-		m.u.xfer.iflags = 0x2000;
-		hw_send(&m);
-	} else if (strcmp(mode, "xfer-bad-name-off") == 0) {
+	} else if (strncmp(mode, "xfer-ctl-", 9) == 0) {
+		/* a line with a raw control byte: newline, CR, ESC, DEL-adjacent 0x1f */
+		static const struct { const char *name; char c; } ctl[] = {
+			{ "nl", '\n' }, { "cr", '\r' }, { "esc", '\033' }, { "us", '\037' },
+		};
+		size_t i = 0;
+
+		while (i < sizeof(ctl) / sizeof(ctl[0]) && strcmp(mode + 9, ctl[i].name) != 0)
+			i++;
+		if (i == sizeof(ctl) / sizeof(ctl[0]))
+			return 3;
 		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
 			return 1;
-		xfer_valid(&m);
-		m.u.xfer.name_off = 9999;
+		xfer_valid(&m, "send x? 2026/01/01 00:00:00 [1] forged file");
+		m.u.xfer.line.s[6] = ctl[i].c;
 		hw_send(&m);
-	} else if (strcmp(mode, "xfer-sum-on-dir") == 0) {
+	} else if (strcmp(mode, "xfer-unterminated") == 0) {
 		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
 			return 1;
-		xfer_valid(&m);
-		m.u.xfer.mode = 040755;
-		m.u.xfer.flags = PR_XFER_SUM;
+		xfer_valid(&m, "");
+		memset(m.u.xfer.line.s, 'A', sizeof(m.u.xfer.line.s));
+		m.u.xfer.line.len = 10;
 		hw_send(&m);
 	} else if (strcmp(mode, "xfer-wrong-length") == 0) {
 		if (hw_start("logged") < 0 || start_answered("logged/") < 0)
 			return 1;
-		xfer_valid(&m);
+		xfer_valid(&m, "send dir/file 6");
 		m.h.len -= 1;
 		hw_send(&m);
 	} else if (strcmp(mode, "xfer-injection") == 0) {
-		if (hw_start("logged") < 0 || start_answered("logged/\n2026/01/01 00:00:00 [1] forged start") < 0)
+		/* a request and a line with a tab, UTF-8 and an escape's text,
+		 * written as they are; then a raw newline */
+		if (hw_start("logged") < 0 || start_answered("logged/\\#012 2026/01/01 00:00:00 [1] forged start") < 0)
 			return 1;
-		xfer_valid(&m);
-		pr_str_set_relpath(&m.u.xfer.path, "x\n2026/01/01 00:00:00 [1] forged file\033[2J");
-		m.u.xfer.name_off = 0;
-		m.u.xfer.link = PR_XLINK_HARD;
-		pr_str_set_text_trunc(&m.u.xfer.target, "t\r\n2026/01/01 00:00:00 [1] forged target");
+		xfer_valid(&m, "send tab\there caf\303\251 x\\#012 kept");
 		hw_send(&m);
-		pr_msg_init(&m, PR_W_EXIT);
+		xfer_valid(&m, "send x\n2026/01/01 00:00:00 [1] forged file");
 		hw_send(&m);
-		return 0;
 	} else {
 		return 3;
 	}

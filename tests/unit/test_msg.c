@@ -318,41 +318,22 @@ static void base_xferlog(struct pr_msg *m)
 {
 	pr_msg_init(m, PR_M_XFERLOG);
 	m->u.xferlog.files = 1;
-	m->u.xferlog.itemized = 1;
+	m->u.xferlog.pid = 4242;
+	set_text(&m->u.xferlog.format, "%o %h [%a] %m (%u) %f %l");
+	set_text(&m->u.xferlog.host, "client.example");
+	set_name(&m->u.xferlog.addr, "192.0.2.7");
+	set_name(&m->u.xferlog.module, "mod");
+	CHECK(pr_str_set_relpath(&m->u.xferlog.path, "/srv/mod") == 0);
 }
 
-/* A regular file sent, with its checksum. */
+/* One line as the worker formats it (tab and UTF-8 kept, rsyncd's escapes). */
 static void base_xfer(struct pr_msg *m)
 {
-	struct pr_w_xfer *x = &m->u.xfer;
+	static const char line[] = ">f+++++++++ dir/caf\303\251\tx \\#012 6";
 
 	pr_msg_init(m, PR_W_XFER);
-	x->iflags = 0x8000 | 0x2000;
-	x->mode = 0100644;
-	x->flags = PR_XFER_UID | PR_XFER_GID | PR_XFER_MTIMES | PR_XFER_SUM;
-	x->sum_len = 16;
-	x->length = 6;
-	x->bytes = 49;
-	x->sum_bytes = 16;
-	x->mtime = 1577934245;
-	memset(x->sum, 0xab, 16);
-	set_relpath(&x->path, "dir/file");
-	x->name_off = 4;
-}
-
-/* A symlink itemized, with its target. */
-static void base_xfer_link(struct pr_msg *m)
-{
-	struct pr_w_xfer *x = &m->u.xfer;
-
-	base_xfer(m);
-	x->iflags = 0x2000;
-	x->mode = 0120777;
-	x->flags = PR_XFER_MTIMES;
-	x->bytes = x->sum_bytes = 0;
-	memset(x->sum, 0, sizeof(x->sum));
-	x->link = PR_XLINK_SYMLINK;
-	set_text(&x->target, "../elsewhere/target");
+	m->u.xfer.line.len = (uint16_t)strlen(line);
+	memcpy(m->u.xfer.line.s, line, sizeof(line));
 }
 
 static void base_wxattr(struct pr_msg *m)
@@ -1269,63 +1250,55 @@ static void test_xferlog_fields(void)
 	base_start(&m);
 	set_relpath(&m.u.start.request, "");
 	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "empty request");
-	set_relpath(&m.u.start.request, "../../etc/passwd \001\033[2J");
+	set_relpath(&m.u.start.request, "../../etc/passwd \t\\#033[2J");
 	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "request is log text, not a path");
+	for (unsigned c = 1; c < 0x20; c++) {
+		base_start(&m);
+		m.u.start.request.s[2] = (char)c;
+		expect(c == '\t' ? PR_MSG_OK : PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "a control byte in the request");
+	}
 
-	FIELD(PR_M_XFERLOG, PR_MSG_OK, u.xferlog.itemized, 0, "files only");
+	FIELD(PR_M_XFERLOG, PR_MSG_OK, u.xferlog.files, 0, "no lines");
 	FIELD(PR_M_XFERLOG, PR_MSG_EBADFIELD, u.xferlog.files, 2, "files 2");
-	FIELD(PR_M_XFERLOG, PR_MSG_EBADFIELD, u.xferlog.itemized, 2, "itemized 2");
-	FIELD(PR_M_XFERLOG, PR_MSG_EBADFIELD, u.xferlog.files, 0, "itemized without files");
+	FIELD(PR_M_XFERLOG, PR_MSG_EBADFIELD, u.xferlog.pid, 0, "pid 0");
+	FIELD(PR_M_XFERLOG, PR_MSG_OK, u.xferlog.pid, INT32_MAX, "pid INT32_MAX");
+	FIELD(PR_M_XFERLOG, PR_MSG_EBADFIELD, u.xferlog.pid, 0x80000000u, "pid negative as int");
 	base_xferlog(&m);
-	m.u.xferlog.files = m.u.xferlog.itemized = 0;
-	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "no records");
+	set_text(&m.u.xferlog.format, "");
+	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "an empty format");
 
-	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.iflags, 0xffff, "iflags all 16 bits");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.iflags, 0x10000, "iflags bit 16");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.iflags, 0xffffffffu, "iflags huge");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.mode, 0, "mode without a type");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.mode, 0170644, "mode of an unknown type");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.mode, 0300644, "mode bits above the type");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.flags, 0x40, "flags bit 6");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.flags, 0xffffffffu, "flags huge");
-	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.flags, PR_XFER_FLAGS_ALL, "every flag");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.sum_len, 0, "sum_len 0");
-	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.sum_len, PR_XFER_SUM_MAX, "sum_len 64");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.sum_len, PR_XFER_SUM_MAX + 1, "sum_len 65");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.sum_len, 0x80000000u, "sum_len negative as int");
-	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.name_off, 8, "name_off == path length");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.name_off, 9, "name_off past the path");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.name_off, 0xffffffffu, "name_off huge");
-	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.length, (uint64_t)INT64_MAX, "length INT64_MAX");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.length, (uint64_t)INT64_MAX + 1, "length negative as int64");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.bytes, UINT64_MAX, "bytes huge");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.sum_bytes, UINT64_MAX, "sum_bytes huge");
-	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.mtime, INT64_MIN, "mtime INT64_MIN");
-	FIELD(PR_W_XFER, PR_MSG_OK, u.xfer.mtime, INT64_MAX, "mtime INT64_MAX");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.mode, 040755, "a sum on a directory");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.link, 3, "link kind 3");
-	FIELD(PR_W_XFER, PR_MSG_EBADFIELD, u.xfer.link, PR_XLINK_HARD, "a hard link without its name");
+	/* the line: any text but a control byte other than tab */
 	base_xfer(&m);
-	set_relpath(&m.u.xfer.path, "");
-	m.u.xfer.name_off = 0;
-	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "empty path");
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "a line with tab, UTF-8 and escapes");
+	m.u.xfer.line.len = 0;
+	memset(m.u.xfer.line.s, 0, sizeof(m.u.xfer.line.s));
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "an empty line (an empty log format)");
+	for (unsigned c = 1; c < 0x20; c++) {
+		base_xfer(&m);
+		m.u.xfer.line.s[3] = (char)c;
+		expect(c == '\t' ? PR_MSG_OK : PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "a control byte in the line");
+	}
 	base_xfer(&m);
-	set_relpath(&m.u.xfer.path, "sub/.");
-	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "path as rsync writes a dot entry");
+	m.u.xfer.line.s[m.u.xfer.line.len - 1] = '\n';
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "a newline at the line's end");
 	base_xfer(&m);
-	set_text(&m.u.xfer.target, "x");
-	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "a target without a link kind");
-	m.u.xfer.link = PR_XLINK_HARD;
-	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "a hard link's name");
-	m.u.xfer.link = PR_XLINK_SYMLINK;
-	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "a symlink target on a regular file");
-	base_xfer_link(&m);
-	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "a symlink with its target");
-	m.u.xfer.flags |= PR_XFER_SUM;
-	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "a sum on a symlink");
-	base_xfer_link(&m);
-	set_text(&m.u.xfer.target, "");
-	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_MONITOR, 0, "a symlink without its target");
+	m.u.xfer.line.s[5] = (char)0x7f;
+	m.u.xfer.line.s[6] = (char)0xff;
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "DEL and high bytes (rsyncd keeps them)");
+	base_xfer(&m);
+	m.u.xfer.line.len++;
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "a length past the NUL");
+	base_xfer(&m);
+	m.u.xfer.line.s[2] = '\0';
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "a NUL inside the line");
+	base_xfer(&m);
+	memset(m.u.xfer.line.s, 'A', sizeof(m.u.xfer.line.s));
+	m.u.xfer.line.len = PR_XFER_LINE_MAX - 1;
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "a full line without its NUL");
+	m.u.xfer.line.s[PR_XFER_LINE_MAX - 1] = '\0';
+	expect(PR_MSG_OK, &m, PR_DIR_TO_MONITOR, 0, "the longest line");
+	m.u.xfer.line.len = 0xffff;
+	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_MONITOR, 0, "a length past the buffer");
 }
 
 /* XATTR and its answers: a request's flags, the pieces' sizes, the end's
@@ -2104,14 +2077,16 @@ static void test_list_add_next(void)
 /* ---------------------------------------------------------------------- */
 /* 3d. every counted string of every type                                  */
 
-/* All four counted-string types share one layout; the tests rely on it. */
+/* All five counted-string types share one layout; the tests rely on it. */
 _Static_assert(offsetof(struct pr_str_name, len) == offsetof(struct pr_str_text, len) &&
 	       offsetof(struct pr_str_name, len) == offsetof(struct pr_str_path, len) &&
-	       offsetof(struct pr_str_name, len) == offsetof(struct pr_str_relpath, len),
+	       offsetof(struct pr_str_name, len) == offsetof(struct pr_str_relpath, len) &&
+	       offsetof(struct pr_str_name, len) == offsetof(struct pr_str_log, len),
 	       "counted string layout");
 _Static_assert(offsetof(struct pr_str_name, s) == offsetof(struct pr_str_text, s) &&
 	       offsetof(struct pr_str_name, s) == offsetof(struct pr_str_path, s) &&
-	       offsetof(struct pr_str_name, s) == offsetof(struct pr_str_relpath, s),
+	       offsetof(struct pr_str_name, s) == offsetof(struct pr_str_relpath, s) &&
+	       offsetof(struct pr_str_name, s) == offsetof(struct pr_str_log, s),
 	       "counted string layout");
 #define STR_LEN_OFF offsetof(struct pr_str_name, len)
 #define STR_S_OFF offsetof(struct pr_str_name, s)
@@ -2156,8 +2131,13 @@ static const struct str_field str_fields[] = {
 	SFP("wopen.path", base_wopen, u.path.path),
 	SFP("wreadlink.path", base_wreadlink, u.path.path),
 	SF("start.request", base_start, u.start.request, "", 0),
-	SF("xfer.path", base_xfer, u.xfer.path, "p", OFF(u.xfer.target)),
-	SF("xfer.target", base_xfer_link, u.xfer.target, "t", 0),
+	SF("xferlog.format", base_xferlog, u.xferlog.format, "", OFF(u.xferlog.host)),
+	SF("xferlog.host", base_xferlog, u.xferlog.host, "", OFF(u.xferlog.addr)),
+	SF("xferlog.addr", base_xferlog, u.xferlog.addr, "", OFF(u.xferlog.user)),
+	SF("xferlog.user", base_xferlog, u.xferlog.user, "", OFF(u.xferlog.module)),
+	SF("xferlog.module", base_xferlog, u.xferlog.module, "", OFF(u.xferlog.path)),
+	SF("xferlog.path", base_xferlog, u.xferlog.path, "/", 0),
+	SF("xfer.line", base_xfer, u.xfer.line, "", 0),
 };
 
 static char *str_s(struct pr_msg *m, const struct str_field *f)
