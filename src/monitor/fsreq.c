@@ -155,18 +155,38 @@ void fs_idmap_load(struct fs_idmap *m, const struct cfg *cfg)
 		load_ids(m); /* numeric ids only: nothing to disclose, and no NSS enumeration */
 }
 
-/* The module's filter directives, in rsyncd's order, as one list, and the
- * two walks that judge paths with it (the request's name, the real path). */
-static int load_filters(struct fsreq *f, const struct cfg_module *mod)
+/*
+ * At selection, the selected module's settings, name tables and filters:
+ * configuration only (a %VAR% in its filter text expands to a plain name,
+ * modvars.c), nothing a request sends.  The filter directives, in rsyncd's
+ * order, make one list, and the two walks judge paths with it (the
+ * request's name, the real path).  What the worker must know of the module
+ * (PR_MOD_*) is worked out here too.
+ */
+static int fs_configure(struct fsreq *f, const struct cfg_module *mod, const struct fs_idmap *ids)
 {
 	char why[256];
 
+	f->module = mod->name;
+	f->root = -1;
+	f->numeric_ids = !maps_names(mod);
+	f->ignore_nonreadable = mod->ignore_nonreadable;
+	f->noatime = mod->open_noatime;
+	if (!f->numeric_ids) {
+		f->users = ids->users;
+		f->groups = ids->groups;
+	}
+	if (mod->munge_symlinks >= 0 ? mod->munge_symlinks : !mod->use_chroot)
+		f->mod_flags |= PR_MOD_MUNGE;
 	for (int k = 0; k < CFG_F_N; k++) {
 		if (mod->filt[k] && modfilter_add(&f->hide, (enum cfg_filt)k, mod->filt[k], why, sizeof(why)) < 0) {
 			log_msg(PR_LOG_ERR, "module %s: filters: %s", mod->name, why);
 			return -1;
 		}
 	}
+	for (size_t i = 0; i < f->hide.n; i++)
+		if (f->hide.r[i].flags & PR_FR_XATTR)
+			f->mod_flags |= PR_MOD_XATTR_RULES;
 	if (mfw_init(&f->byname, &f->hide) < 0 || mfw_init(&f->canon, &f->hide) < 0) {
 		log_msg(PR_LOG_ERR, "module %s: filters: out of memory", mod->name);
 		return -1;
@@ -183,15 +203,9 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	char why[512];
 
 	snprintf(errtext, errlen, "@ERROR: chdir failed");
-	if (load_filters(f, mod) < 0)
-		return -1;
-
 	f->ipc = ipc;
-	f->module = mod->name;
-	f->root = -1;
-	f->numeric_ids = !maps_names(mod);
-	f->ignore_nonreadable = mod->ignore_nonreadable;
-	f->noatime = mod->open_noatime;
+	if (fs_configure(f, mod, ids) < 0)
+		return -1;
 	/* rsyncd's texts, its log line ("Invalid uid NAME") with the module.  A
 	 * per-connection %VAR% value was not known before the worker existed:
 	 * only a number can be taken then (no NSS in the filtered monitor). */
@@ -205,27 +219,21 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 		snprintf(errtext, errlen, "@ERROR: invalid gid %s", group);
 		return -1;
 	}
-	if (!f->numeric_ids) {
-		f->users = ids->users;
-		f->groups = ids->groups;
-	}
 	/* safe_open walks with openat2: the filtered monitor has no open/openat. */
 	if ((f->root = safe_open(mod->path, O_PATH | O_DIRECTORY, 0, why, sizeof(why))) < 0)
 		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, why);
 	return f->root < 0 ? -1 : 0;
 }
 
+/* The flags were worked out at selection (fs_configure); what is left
+ * needs the confined filesystem view. */
 int fs_module_flags(struct fsreq *f, const struct cfg_module *mod, uint32_t *flags)
 {
 	static const struct res_how how = { .oflags = O_PATH, .serves = MF_BOTH, .follow = 1 };
-	int munge = mod->munge_symlinks >= 0 ? mod->munge_symlinks : !mod->use_chroot;
 	struct res r;
 
-	*flags = munge ? PR_MOD_MUNGE : 0;
-	for (size_t i = 0; i < f->hide.n; i++)
-		if (f->hide.r[i].flags & PR_FR_XATTR)
-			*flags |= PR_MOD_XATTR_RULES;
-	if (!munge || resolve(f, "rsyncd-munged", &how, &r) != 0)
+	*flags = f->mod_flags;
+	if (!(f->mod_flags & PR_MOD_MUNGE) || resolve(f, "rsyncd-munged", &how, &r) != 0)
 		return 0;
 	close(r.fd);
 	if (!S_ISDIR(r.st.st_mode))
