@@ -186,8 +186,7 @@ static int reopen_cur(struct fsreq *f, struct walk *k)
  * The slow path: walk one name at a time.  On success o->dir is the held
  * directory (owned unless it is f->root) and o->name the last name.
  */
-static int find_walking(struct fsreq *f, const char *path, const struct res_how *how, struct found *o,
-			unsigned *links)
+static int find_walking(struct fsreq *f, const char *path, const struct res_how *how, struct found *o)
 {
 	struct walk k;
 	struct mf_walk *c = &f->canon;
@@ -212,17 +211,7 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			/* only "." or ".." were left (a link's target): the
 			 * object is the directory reached, already judged */
 			drop_cur(f, &k);
-			o->dir = f->root;
-			strcpy(o->name, mfw_path(c));
-			if ((o->pfd = openat2_one(f->root, o->name, O_PATH)) < 0 || fstat(o->pfd, &o->st) < 0) {
-				e = errno;
-				if (o->pfd >= 0)
-					close(o->pfd);
-				o->pfd = -1;
-				return e;
-			}
-			*links = k.links;
-			return 0;
+			return find_direct(f, mfw_path(c), o); /* real directories from the root */
 		}
 		for (s = k.pos; k.pos < REST_MAX && k.rest[k.pos] != '/'; k.pos++)
 			;
@@ -266,12 +255,9 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			break;
 		}
 		isdir = S_ISDIR(o->st.st_mode);
-		if (j & (isdir ? MF_DIR : MF_OTHER)) {
-			close(fd);
-			e = ENOENT;
-			break;
-		}
-		if (S_ISLNK(o->st.st_mode) && (!last || trail || how->follow)) {
+		if (j & (isdir ? MF_DIR : MF_OTHER))
+			e = ENOENT; /* hidden as what it is, a link too */
+		else if (S_ISLNK(o->st.st_mode) && (!last || trail || how->follow)) {
 			if (last && how->follow > 1 && !k.fresh) {
 				k.links = 0; /* as a stat from the directory's descriptor */
 				k.fresh = 1;
@@ -279,15 +265,12 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			if ((e = follow_link(f, path, &k, fd, o->name)) != 0)
 				break;
 			continue;
-		}
-		if ((!last || trail) && !isdir) {
-			close(fd);
+		} else if ((!last || trail) && !isdir)
 			e = ENOTDIR;
-			break;
-		}
-		if (mfw_push(c, o->name, n) < 0) {
-			close(fd);
+		else if (mfw_push(c, o->name, n) < 0)
 			e = ENAMETOOLONG;
+		if (e != 0) {
+			close(fd);
 			break;
 		}
 		if (!last) {
@@ -297,7 +280,6 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 		}
 		o->pfd = fd;
 		o->dir = k.cur;
-		*links = k.links;
 		return 0;
 	}
 	drop_cur(f, &k);
@@ -391,7 +373,7 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 		}
 		if (e == ELOOP) {
 			r->walked = 1;
-			e = find_walking(f, path, how, &o, &r->links);
+			e = find_walking(f, path, how, &o);
 		}
 		if (e == 0 && (byname & (S_ISDIR(o.st.st_mode) ? MF_DIR : MF_OTHER)))
 			e = ENOENT; /* the request's name, with the type it really has */
