@@ -299,9 +299,6 @@ static void account(struct fsreq *f, const char *what, const char *path)
 #else
 static void account(struct fsreq *f, const char *what, const char *path)
 {
-	(void)f;
-	(void)what;
-	(void)path;
 }
 #endif
 
@@ -524,15 +521,10 @@ int fs_readlink(struct fsreq *f, const struct pr_msg *m)
 /* Append n bytes to the XATTR pieces, sending each full one. */
 static int xattr_put(struct fsreq *f, struct pr_msg *out, const void *p, size_t n)
 {
-	while (n > 0) {
-		size_t k = PR_XATTR_DATA - out->u.xattr.used;
-
-		if (k > n)
-			k = n;
+	for (size_t k; n > 0; p = (const char *)p + k, n -= k) {
+		k = n < PR_XATTR_DATA - out->u.xattr.used ? n : PR_XATTR_DATA - out->u.xattr.used;
 		memcpy(out->u.xattr.data + out->u.xattr.used, p, k);
 		out->u.xattr.used += (uint32_t)k;
-		p = (const char *)p + k;
-		n -= k;
 		if (out->u.xattr.used == PR_XATTR_DATA) {
 			if (send_msg(f, out, -1) < 0)
 				return -1;

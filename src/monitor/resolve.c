@@ -136,8 +136,6 @@ static void test_hold(struct fsreq *f, const char *name)
 #else
 static void test_hold(struct fsreq *f, const char *name)
 {
-	(void)f;
-	(void)name;
 }
 #endif
 
@@ -366,12 +364,10 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 		o.dir = f->root;
 		r->walked = 0;
 		e = find_direct(f, path, &o);
-		if (e == 0 && S_ISLNK(o.st.st_mode) && how->follow) {
-			close(o.pfd);
+		if (e == ELOOP || (e == 0 && S_ISLNK(o.st.st_mode) && how->follow)) {
+			if (o.pfd >= 0)
+				close(o.pfd);
 			o.pfd = -1;
-			e = ELOOP;
-		}
-		if (e == ELOOP) {
 			r->walked = 1;
 			e = find_walking(f, path, how, &o);
 		}
