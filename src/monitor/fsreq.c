@@ -42,11 +42,16 @@
 
 #define LIST_MAX_READS 65536 /* getdents64 calls per listing (32 KiB each) */
 
-static int send_msg_fds(struct fsreq *f, struct pr_msg *m, const int *fds, size_t nfds)
+/* Send m with the descriptors fds, then close them: after a successful
+ * send the worker holds the only copies. */
+static int send_msg_fds(struct fsreq *f, struct pr_msg *m, int *fds, size_t nfds)
 {
-	if (pr_ipc_send_fds(f->ipc, m, fds, nfds) == 0)
+	int rc = pr_ipc_send_fds(f->ipc, m, fds, nfds), e = errno;
+
+	pr_close_fds(fds, nfds);
+	if (rc == 0)
 		return 0;
-	log_msg(PR_LOG_ERR, "cannot send %s to worker: %s", pr_msg_type_name(m->h.type), strerror(errno));
+	log_msg(PR_LOG_ERR, "cannot send %s to worker: %s", pr_msg_type_name(m->h.type), strerror(e));
 	return -1;
 }
 
@@ -273,16 +278,6 @@ static uint32_t read_link(int dirfd, const char *name, char *buf, size_t *inl)
 
 /* --- module filters ---------------------------------------------------------- */
 
-/* Is entry `name` of the directory resolve() reached hidden, as type?
- * (MF_BOTH: its type is unknown; hidden if either hides.)  Judged on the
- * request's spelling and, if links were followed, on the real path. */
-static int entry_hidden(struct fsreq *f, const struct res *r, const char *name, size_t len, unsigned type)
-{
-	if (f->hide.n == 0)
-		return 0;
-	return mfw_judge(&f->byname, name, len, type) || (r->walked && mfw_judge(&f->canon, name, len, type));
-}
-
 #ifdef PRSYNCD_TEST_HOOKS
 /* Test builds: the filter work of each request that did any, and the
  * session's total, for the tests that bound it (t_hostile_fs.sh). */
@@ -313,6 +308,7 @@ static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, 
 	size_t len = strlen(name), tlen = 0;
 	uint32_t ls = PR_LINK_NONE;
 	int32_t err = 0;
+	unsigned type;
 
 	if (len > 255 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return 0;
@@ -320,8 +316,12 @@ static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, 
 		err = errno;
 	else
 		ps = to_pr_stat(&st);
-	if (entry_hidden(f, r, name, len, err ? MF_BOTH : S_ISDIR(st.st_mode) ? MF_DIR : MF_OTHER))
-		return 0; /* hidden: as if absent */
+	/* Hidden (judged on the request's spelling and, if links were
+	 * followed, on the real path; MF_BOTH: its type is unknown, hidden if
+	 * either hides): as if absent. */
+	type = err ? MF_BOTH : S_ISDIR(st.st_mode) ? MF_DIR : MF_OTHER;
+	if (mfw_judge(&f->byname, name, len, type) || (r->walked && mfw_judge(&f->canon, name, len, type)))
+		return 0;
 	/* "ignore nonreadable": as rsyncd, what the module's uid cannot read
 	 * (symlinks aside) is left out of listings, the kernel judging. */
 	if (f->ignore_nonreadable && err == 0 && !S_ISLNK(st.st_mode) &&
@@ -429,14 +429,11 @@ static void open_one(struct fsreq *f, const char *path, int32_t *err, uint32_t *
 int fs_open(struct fsreq *f, const struct pr_msg *m)
 {
 	struct pr_msg out;
-	int rc, fd;
+	int fd;
 
 	pr_msg_init(&out, PR_M_OPEN);
 	open_one(f, m->u.path.path.s, &out.u.open.err, &out.u.open.handle, &out.u.open.st, &fd);
-	rc = send_msg(f, &out, fd);
-	if (fd >= 0)
-		close(fd); /* after a successful send, the worker holds the only copy */
-	return rc;
+	return send_msg(f, &out, fd);
 }
 
 /* The worker closed a handle: it must be one it holds. */
@@ -475,7 +472,6 @@ int fs_openv(struct fsreq *f, const struct pr_msg *m)
 	const char *path;
 	size_t off = 0, len, nfds = 0;
 	uint32_t n = 0;
-	int rc;
 
 	for (uint32_t i = 0; i < b->nclosed; i++)
 		if (close_handle(f, b->closed[i]) < 0)
@@ -491,9 +487,7 @@ int fs_openv(struct fsreq *f, const struct pr_msg *m)
 	}
 	out.u.mopenv.count = n;
 	out.u.mopenv.nfds = (uint32_t)nfds;
-	rc = send_msg_fds(f, &out, fds, nfds);
-	pr_close_fds(fds, nfds); /* after a successful send, the worker holds the only copies */
-	return rc;
+	return send_msg_fds(f, &out, fds, nfds);
 }
 
 int fs_readlink(struct fsreq *f, const struct pr_msg *m)
