@@ -29,6 +29,8 @@
 #define OPEN_RETRIES 3                    /* a rename raced the walk */
 #define REST_MAX (2 * PR_RELPATH_MAX)     /* what is left to walk, links spliced in */
 #define RESOLVE_ONE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+_Static_assert(PR_RELPATH_MAX - 1 <= MF_PATH_MAX && PR_RELPATH_MAX / 2 <= MF_DEPTH_MAX,
+	       "a walk of f->byname holds every path the validator lets through");
 
 static int openat2_one(int dir, const char *name, int flags)
 {
@@ -153,12 +155,8 @@ static int follow_link(struct fsreq *f, const char *path, struct walk *k, int fd
 	close(fd);
 	if (++k->links > RES_LINKS_MAX)
 		return refused(f, path, "in", ELOOP);
-	if (n < 0)
-		return e;
-	if (n == 0)
-		return ENOENT; /* as the kernel answers an empty link */
-	if ((size_t)n >= sizeof(target))
-		return ENAMETOOLONG;
+	if (n <= 0 || (size_t)n >= sizeof(target))
+		return n < 0 ? e : n == 0 ? ENOENT : ENAMETOOLONG; /* ENOENT: the kernel's answer for an empty link */
 	if (target[0] == '/') {
 		/* as in rsyncd's chroot: from the module root */
 		above_root(f, path);
@@ -289,7 +287,6 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 static int open_found(const struct res_how *how, struct found *o, struct res *r)
 {
 	int oflags = how->oflags;
-	struct stat st;
 	int fd;
 
 	if (how->need && (o->st.st_mode & S_IFMT) != how->need)
@@ -305,12 +302,11 @@ static int open_found(const struct res_how *how, struct found *o, struct res *r)
 	}
 	if ((fd = openat2_one(o->dir, o->name, oflags)) < 0)
 		return errno;
-	if (fstat(fd, &st) < 0 || st.st_dev != o->st.st_dev || st.st_ino != o->st.st_ino) {
+	if (fstat(fd, &r->st) < 0 || r->st.st_dev != o->st.st_dev || r->st.st_ino != o->st.st_ino) {
 		close(fd);
 		return EAGAIN; /* replaced between the two opens: look again */
 	}
 	r->fd = fd;
-	r->st = st;
 	return 0;
 }
 
@@ -382,10 +378,10 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 	}
 	if (e != 0)
 		return byname ? ENOENT : e;
-	if (path[0] && mfw_push(&f->byname, lastname, strlen(lastname)) < 0) {
-		close(r->fd);
-		r->fd = -1;
-		return ENAMETOOLONG;
-	}
+	/* Cannot fail: the validator's F_RELPATH rule (pr_relpath_ok) bounds a
+	 * request's path to PR_RELPATH_MAX - 1 bytes, so MF_PATH_MAX bytes and
+	 * MF_DEPTH_MAX components hold it (asserted above). */
+	if (path[0])
+		(void)mfw_push(&f->byname, lastname, strlen(lastname));
 	return 0;
 }
