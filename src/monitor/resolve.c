@@ -167,17 +167,6 @@ static int follow_link(struct fsreq *f, const char *path, struct walk *k, int fd
 	return splice_target(k, target, (size_t)n);
 }
 
-/* The directory the walk has reached, open again after a "..". */
-static int reopen_cur(struct fsreq *f, struct walk *k)
-{
-	if (f->canon.depth == 0) {
-		k->cur = f->root;
-		return 0;
-	}
-	k->cur = openat2_one(f->root, mfw_path(&f->canon), O_PATH | O_DIRECTORY);
-	return k->cur < 0 ? errno : 0;
-}
-
 /*
  * The slow path: walk one name at a time.  On success o->dir is the held
  * directory (owned unless it is f->root) and o->name the last name.
@@ -235,8 +224,10 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			e = ENAMETOOLONG;
 			break;
 		}
-		if (k.cur < 0 && (e = reopen_cur(f, &k)) != 0)
+		if (k.cur < 0 && (k.cur = openat2_one(f->root, mfw_path(c), O_PATH | O_DIRECTORY)) < 0) {
+			e = errno; /* the directory reached, open again after a ".." */
 			break;
+		}
 		memcpy(o->name, k.rest + s, n);
 		o->name[n] = '\0';
 		/* a name hidden whatever it is: not even looked up */

@@ -391,10 +391,8 @@ int modfilter_hides_xattr(const struct modfilter *mf, const char *name)
 		/* pr_rule_match_xattr, on the stream program */
 		if (!(r->flags & PR_FR_XATTR))
 			continue;
-		if (r->flags & PR_FR_WILD)
-			raw = pr_wild_run(mf->m[i].prog, name, strlen(name), PR_WILD_START);
-		else
-			raw = strcmp(r->pat + (r->pat[0] == '/'), name) == 0;
+		raw = (r->flags & PR_FR_WILD) ? pr_wild_run(mf->m[i].prog, name, strlen(name), PR_WILD_START) :
+		      strcmp(r->pat + (r->pat[0] == '/'), name) == 0;
 		if (raw ? hit : !hit)
 			return !(r->flags & PR_FR_INCLUDE);
 	}
