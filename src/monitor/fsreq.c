@@ -234,15 +234,13 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
  * needs the confined filesystem view. */
 int fs_module_flags(struct fsreq *f, const struct cfg_module *mod, uint32_t *flags)
 {
-	static const struct res_how how = { .oflags = O_PATH, .serves = MF_BOTH, .follow = 1 };
+	static const struct res_how how = { .oflags = O_PATH, .need = S_IFDIR, .serves = MF_BOTH, .follow = 1 };
 	struct res r;
 
 	*flags = f->mod_flags;
 	if (!(f->mod_flags & PR_MOD_MUNGE) || resolve(f, "rsyncd-munged", &how, &r) != 0)
 		return 0;
 	close(r.fd);
-	if (!S_ISDIR(r.st.st_mode))
-		return 0;
 	log_msg(PR_LOG_ERR, "module %s: symlink munging is unsafe when a /rsyncd-munged directory exists",
 		f->module);
 	return -1;
@@ -412,10 +410,7 @@ static void open_one(struct fsreq *f, const char *path, int32_t *err, uint32_t *
 
 	while (slot < FS_MAX_HANDLES && f->handles[slot] != 0)
 		slot++;
-	if (slot == FS_MAX_HANDLES)
-		*err = EMFILE;
-	else
-		*err = resolve(f, path, &how, &r);
+	*err = slot == FS_MAX_HANDLES ? EMFILE : resolve(f, path, &how, &r);
 	*fd = -1;
 	if (*err == 0) {
 		f->last_handle = f->last_handle % UINT32_MAX + 1; /* never 0 */

@@ -343,7 +343,6 @@ unsigned mfw_judge(struct mf_walk *w, const char *name, size_t len, unsigned wan
 	const struct modfilter *mf = w->mf;
 	unsigned decided = 0, hidden = 0;
 
-	want &= MF_BOTH;
 	for (size_t i = 0; i < mf->n && decided != want; i++) {
 		const struct pr_rule *r = &mf->r[i];
 		int hit = (r->flags & PR_FR_NEGATE) ? 0 : 1, raw[2];
