@@ -381,19 +381,18 @@ int fs_stat(struct fsreq *f, const struct pr_msg *m)
 	char target[PR_RELPATH_MAX];
 	struct pr_msg out;
 	struct res r;
-	size_t inl = 0;
+	size_t inl;
 	const char *path = m->u.stat.path.s;
 
 	pr_msg_init(&out, PR_M_STAT);
 	out.u.mstat.err = resolve(f, path, &how, &r);
 	if (out.u.mstat.err == 0) {
 		out.u.mstat.st = to_pr_stat(&r.st);
-		if (S_ISLNK(r.st.st_mode))
-			out.u.mstat.link_state = read_link(r.fd, "", target, &inl);
+		if (S_ISLNK(r.st.st_mode) &&
+		    (out.u.mstat.link_state = read_link(r.fd, "", target, &inl)) == PR_LINK_INLINE)
+			(void)pr_str_set_name(&out.u.mstat.link, target); /* fits: <= 255 bytes */
 		close(r.fd);
 	}
-	if (inl > 0)
-		(void)pr_str_set_name(&out.u.mstat.link, target); /* fits: <= 255 bytes */
 	account(f, "STAT", path);
 	return send_msg(f, &out, -1);
 }
@@ -584,13 +583,11 @@ int fs_idname(struct fsreq *f, const struct pr_msg *m)
 {
 	const struct fs_ids *t = m->u.idname.kind == PR_ID_USER ? &f->users : &f->groups;
 	struct pr_msg out;
+	size_t i = 0;
 
 	pr_msg_init(&out, PR_M_IDNAME);
-	for (size_t i = 0; i < t->n; i++) {
-		if (t->e[i].id == m->u.idname.id) {
-			out.u.midname.found = pr_str_set_name(&out.u.midname.name, t->e[i].name) == 0;
-			break;
-		}
-	}
+	while (i < t->n && t->e[i].id != m->u.idname.id)
+		i++;
+	out.u.midname.found = i < t->n && pr_str_set_name(&out.u.midname.name, t->e[i].name) == 0;
 	return send_msg(f, &out, -1);
 }

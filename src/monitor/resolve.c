@@ -339,8 +339,7 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 	struct found o;
 	int e = EAGAIN;
 
-	memset(r, 0, sizeof(*r));
-	r->fd = -1;
+	*r = (struct res){ .fd = -1 };
 	if ((byname & MF_PREFIX) || (byname & how->serves) == how->serves)
 		return ENOENT; /* hidden by name alone: nothing is touched */
 	if (how->need == S_IFREG && how->oflags != O_PATH && !(byname & MF_OTHER) &&
