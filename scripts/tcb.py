@@ -51,6 +51,9 @@ TRUSTED_DATA = {
     "prsyncd-monitor": {
         "modfilter_add": "compiles the selected module's filter directives: configuration text, where a client-derived %VAR% (host, address, user) expands only to a plain name (modvars.c refuses the module otherwise)",
         "mfw_init": "sizes a filter walk from the compiled rules",
+        "fs_configure": "copies the selected module's settings, its name tables (looked up before the "
+                        "worker existed) and PR_MOD_* flags into the session, and compiles its filters "
+                        "(modfilter_add, mfw_init): configuration only, the module an index",
         "safe_open": "opens, without following planted links, a path the configuration names: the module "
                      "root (fs_prepare, where a client-derived %VAR% expands only to a plain name, so no "
                      "'/' of the client's, and a '..' is refused: modvars.c), the secrets file "

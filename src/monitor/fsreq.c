@@ -42,11 +42,16 @@
 
 #define LIST_MAX_READS 65536 /* getdents64 calls per listing (32 KiB each) */
 
-static int send_msg_fds(struct fsreq *f, struct pr_msg *m, const int *fds, size_t nfds)
+/* Send m with the descriptors fds, then close them: after a successful
+ * send the worker holds the only copies. */
+static int send_msg_fds(struct fsreq *f, struct pr_msg *m, int *fds, size_t nfds)
 {
-	if (pr_ipc_send_fds(f->ipc, m, fds, nfds) == 0)
+	int rc = pr_ipc_send_fds(f->ipc, m, fds, nfds), e = errno;
+
+	pr_close_fds(fds, nfds);
+	if (rc == 0)
 		return 0;
-	log_msg(PR_LOG_ERR, "cannot send %s to worker: %s", pr_msg_type_name(m->h.type), strerror(errno));
+	log_msg(PR_LOG_ERR, "cannot send %s to worker: %s", pr_msg_type_name(m->h.type), strerror(e));
 	return -1;
 }
 
@@ -155,18 +160,38 @@ void fs_idmap_load(struct fs_idmap *m, const struct cfg *cfg)
 		load_ids(m); /* numeric ids only: nothing to disclose, and no NSS enumeration */
 }
 
-/* The module's filter directives, in rsyncd's order, as one list, and the
- * two walks that judge paths with it (the request's name, the real path). */
-static int load_filters(struct fsreq *f, const struct cfg_module *mod)
+/*
+ * At selection, the selected module's settings, name tables and filters:
+ * configuration only (a %VAR% in its filter text expands to a plain name,
+ * modvars.c), nothing a request sends.  The filter directives, in rsyncd's
+ * order, make one list, and the two walks judge paths with it (the
+ * request's name, the real path).  What the worker must know of the module
+ * (PR_MOD_*) is worked out here too.
+ */
+static int fs_configure(struct fsreq *f, const struct cfg_module *mod, const struct fs_idmap *ids)
 {
 	char why[256];
 
+	f->module = mod->name;
+	f->root = -1;
+	f->numeric_ids = !maps_names(mod);
+	f->ignore_nonreadable = mod->ignore_nonreadable;
+	f->noatime = mod->open_noatime;
+	if (!f->numeric_ids) {
+		f->users = ids->users;
+		f->groups = ids->groups;
+	}
+	if (mod->munge_symlinks >= 0 ? mod->munge_symlinks : !mod->use_chroot)
+		f->mod_flags |= PR_MOD_MUNGE;
 	for (int k = 0; k < CFG_F_N; k++) {
 		if (mod->filt[k] && modfilter_add(&f->hide, (enum cfg_filt)k, mod->filt[k], why, sizeof(why)) < 0) {
 			log_msg(PR_LOG_ERR, "module %s: filters: %s", mod->name, why);
 			return -1;
 		}
 	}
+	for (size_t i = 0; i < f->hide.n; i++)
+		if (f->hide.r[i].flags & PR_FR_XATTR)
+			f->mod_flags |= PR_MOD_XATTR_RULES;
 	if (mfw_init(&f->byname, &f->hide) < 0 || mfw_init(&f->canon, &f->hide) < 0) {
 		log_msg(PR_LOG_ERR, "module %s: filters: out of memory", mod->name);
 		return -1;
@@ -183,15 +208,9 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 	char why[512];
 
 	snprintf(errtext, errlen, "@ERROR: chdir failed");
-	if (load_filters(f, mod) < 0)
-		return -1;
-
 	f->ipc = ipc;
-	f->module = mod->name;
-	f->root = -1;
-	f->numeric_ids = !maps_names(mod);
-	f->ignore_nonreadable = mod->ignore_nonreadable;
-	f->noatime = mod->open_noatime;
+	if (fs_configure(f, mod, ids) < 0)
+		return -1;
 	/* rsyncd's texts, its log line ("Invalid uid NAME") with the module.  A
 	 * per-connection %VAR% value was not known before the worker existed:
 	 * only a number can be taken then (no NSS in the filtered monitor). */
@@ -205,31 +224,23 @@ int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod
 		snprintf(errtext, errlen, "@ERROR: invalid gid %s", group);
 		return -1;
 	}
-	if (!f->numeric_ids) {
-		f->users = ids->users;
-		f->groups = ids->groups;
-	}
 	/* safe_open walks with openat2: the filtered monitor has no open/openat. */
 	if ((f->root = safe_open(mod->path, O_PATH | O_DIRECTORY, 0, why, sizeof(why))) < 0)
 		log_msg(PR_LOG_ERR, "module %s: cannot open path %s: %s", mod->name, mod->path, why);
 	return f->root < 0 ? -1 : 0;
 }
 
+/* The flags were worked out at selection (fs_configure); what is left
+ * needs the confined filesystem view. */
 int fs_module_flags(struct fsreq *f, const struct cfg_module *mod, uint32_t *flags)
 {
-	static const struct res_how how = { .oflags = O_PATH, .serves = MF_BOTH, .follow = 1 };
-	int munge = mod->munge_symlinks >= 0 ? mod->munge_symlinks : !mod->use_chroot;
+	static const struct res_how how = { .oflags = O_PATH, .need = S_IFDIR, .serves = MF_BOTH, .follow = 1 };
 	struct res r;
 
-	*flags = munge ? PR_MOD_MUNGE : 0;
-	for (size_t i = 0; i < f->hide.n; i++)
-		if (f->hide.r[i].flags & PR_FR_XATTR)
-			*flags |= PR_MOD_XATTR_RULES;
-	if (!munge || resolve(f, "rsyncd-munged", &how, &r) != 0)
+	*flags = f->mod_flags;
+	if (!(f->mod_flags & PR_MOD_MUNGE) || resolve(f, "rsyncd-munged", &how, &r) != 0)
 		return 0;
 	close(r.fd);
-	if (!S_ISDIR(r.st.st_mode))
-		return 0;
 	log_msg(PR_LOG_ERR, "module %s: symlink munging is unsafe when a /rsyncd-munged directory exists",
 		f->module);
 	return -1;
@@ -265,16 +276,6 @@ static uint32_t read_link(int dirfd, const char *name, char *buf, size_t *inl)
 
 /* --- module filters ---------------------------------------------------------- */
 
-/* Is entry `name` of the directory resolve() reached hidden, as type?
- * (MF_BOTH: its type is unknown; hidden if either hides.)  Judged on the
- * request's spelling and, if links were followed, on the real path. */
-static int entry_hidden(struct fsreq *f, const struct res *r, const char *name, size_t len, unsigned type)
-{
-	if (f->hide.n == 0)
-		return 0;
-	return mfw_judge(&f->byname, name, len, type) || (r->walked && mfw_judge(&f->canon, name, len, type));
-}
-
 #ifdef PRSYNCD_TEST_HOOKS
 /* Test builds: the filter work of each request that did any, and the
  * session's total, for the tests that bound it (t_hostile_fs.sh). */
@@ -291,9 +292,6 @@ static void account(struct fsreq *f, const char *what, const char *path)
 #else
 static void account(struct fsreq *f, const char *what, const char *path)
 {
-	(void)f;
-	(void)what;
-	(void)path;
 }
 #endif
 
@@ -308,6 +306,7 @@ static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, 
 	size_t len = strlen(name), tlen = 0;
 	uint32_t ls = PR_LINK_NONE;
 	int32_t err = 0;
+	unsigned type;
 
 	if (len > 255 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return 0;
@@ -315,8 +314,12 @@ static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, 
 		err = errno;
 	else
 		ps = to_pr_stat(&st);
-	if (entry_hidden(f, r, name, len, err ? MF_BOTH : S_ISDIR(st.st_mode) ? MF_DIR : MF_OTHER))
-		return 0; /* hidden: as if absent */
+	/* Hidden (judged on the request's spelling and, if links were
+	 * followed, on the real path; MF_BOTH: its type is unknown, hidden if
+	 * either hides): as if absent. */
+	type = err ? MF_BOTH : S_ISDIR(st.st_mode) ? MF_DIR : MF_OTHER;
+	if (mfw_judge(&f->byname, name, len, type) || (r->walked && mfw_judge(&f->canon, name, len, type)))
+		return 0;
 	/* "ignore nonreadable": as rsyncd, what the module's uid cannot read
 	 * (symlinks aside) is left out of listings, the kernel judging. */
 	if (f->ignore_nonreadable && err == 0 && !S_ISLNK(st.st_mode) &&
@@ -378,19 +381,18 @@ int fs_stat(struct fsreq *f, const struct pr_msg *m)
 	char target[PR_RELPATH_MAX];
 	struct pr_msg out;
 	struct res r;
-	size_t inl = 0;
+	size_t inl;
 	const char *path = m->u.stat.path.s;
 
 	pr_msg_init(&out, PR_M_STAT);
 	out.u.mstat.err = resolve(f, path, &how, &r);
 	if (out.u.mstat.err == 0) {
 		out.u.mstat.st = to_pr_stat(&r.st);
-		if (S_ISLNK(r.st.st_mode))
-			out.u.mstat.link_state = read_link(r.fd, "", target, &inl);
+		if (S_ISLNK(r.st.st_mode) &&
+		    (out.u.mstat.link_state = read_link(r.fd, "", target, &inl)) == PR_LINK_INLINE)
+			(void)pr_str_set_name(&out.u.mstat.link, target); /* fits: <= 255 bytes */
 		close(r.fd);
 	}
-	if (inl > 0)
-		(void)pr_str_set_name(&out.u.mstat.link, target); /* fits: <= 255 bytes */
 	account(f, "STAT", path);
 	return send_msg(f, &out, -1);
 }
@@ -407,10 +409,7 @@ static void open_one(struct fsreq *f, const char *path, int32_t *err, uint32_t *
 
 	while (slot < FS_MAX_HANDLES && f->handles[slot] != 0)
 		slot++;
-	if (slot == FS_MAX_HANDLES)
-		*err = EMFILE;
-	else
-		*err = resolve(f, path, &how, &r);
+	*err = slot == FS_MAX_HANDLES ? EMFILE : resolve(f, path, &how, &r);
 	*fd = -1;
 	if (*err == 0) {
 		f->last_handle = f->last_handle % UINT32_MAX + 1; /* never 0 */
@@ -424,14 +423,11 @@ static void open_one(struct fsreq *f, const char *path, int32_t *err, uint32_t *
 int fs_open(struct fsreq *f, const struct pr_msg *m)
 {
 	struct pr_msg out;
-	int rc, fd;
+	int fd;
 
 	pr_msg_init(&out, PR_M_OPEN);
 	open_one(f, m->u.path.path.s, &out.u.open.err, &out.u.open.handle, &out.u.open.st, &fd);
-	rc = send_msg(f, &out, fd);
-	if (fd >= 0)
-		close(fd); /* after a successful send, the worker holds the only copy */
-	return rc;
+	return send_msg(f, &out, fd);
 }
 
 /* The worker closed a handle: it must be one it holds. */
@@ -470,7 +466,6 @@ int fs_openv(struct fsreq *f, const struct pr_msg *m)
 	const char *path;
 	size_t off = 0, len, nfds = 0;
 	uint32_t n = 0;
-	int rc;
 
 	for (uint32_t i = 0; i < b->nclosed; i++)
 		if (close_handle(f, b->closed[i]) < 0)
@@ -486,9 +481,7 @@ int fs_openv(struct fsreq *f, const struct pr_msg *m)
 	}
 	out.u.mopenv.count = n;
 	out.u.mopenv.nfds = (uint32_t)nfds;
-	rc = send_msg_fds(f, &out, fds, nfds);
-	pr_close_fds(fds, nfds); /* after a successful send, the worker holds the only copies */
-	return rc;
+	return send_msg_fds(f, &out, fds, nfds);
 }
 
 int fs_readlink(struct fsreq *f, const struct pr_msg *m)
@@ -516,15 +509,10 @@ int fs_readlink(struct fsreq *f, const struct pr_msg *m)
 /* Append n bytes to the XATTR pieces, sending each full one. */
 static int xattr_put(struct fsreq *f, struct pr_msg *out, const void *p, size_t n)
 {
-	while (n > 0) {
-		size_t k = PR_XATTR_DATA - out->u.xattr.used;
-
-		if (k > n)
-			k = n;
+	for (size_t k; n > 0; p = (const char *)p + k, n -= k) {
+		k = n < PR_XATTR_DATA - out->u.xattr.used ? n : PR_XATTR_DATA - out->u.xattr.used;
 		memcpy(out->u.xattr.data + out->u.xattr.used, p, k);
 		out->u.xattr.used += (uint32_t)k;
-		p = (const char *)p + k;
-		n -= k;
 		if (out->u.xattr.used == PR_XATTR_DATA) {
 			if (send_msg(f, out, -1) < 0)
 				return -1;
@@ -595,13 +583,11 @@ int fs_idname(struct fsreq *f, const struct pr_msg *m)
 {
 	const struct fs_ids *t = m->u.idname.kind == PR_ID_USER ? &f->users : &f->groups;
 	struct pr_msg out;
+	size_t i = 0;
 
 	pr_msg_init(&out, PR_M_IDNAME);
-	for (size_t i = 0; i < t->n; i++) {
-		if (t->e[i].id == m->u.idname.id) {
-			out.u.midname.found = pr_str_set_name(&out.u.midname.name, t->e[i].name) == 0;
-			break;
-		}
-	}
+	while (i < t->n && t->e[i].id != m->u.idname.id)
+		i++;
+	out.u.midname.found = i < t->n && pr_str_set_name(&out.u.midname.name, t->e[i].name) == 0;
 	return send_msg(f, &out, -1);
 }

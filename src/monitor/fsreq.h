@@ -33,6 +33,7 @@ struct fsreq {
 	int numeric_ids;                  /* the module maps no names (rsyncd: chrooted modules) */
 	int ignore_nonreadable;           /* LIST leaves out what the module uid cannot read */
 	int noatime;                      /* "open noatime": O_NOATIME on LIST and OPEN, as rsyncd */
+	uint32_t mod_flags;               /* PR_MOD_*, worked out at selection */
 	struct fs_ids users, groups;      /* empty when numeric_ids */
 	struct modfilter hide;            /* the module's filters */
 	struct mf_walk byname;            /* ... judged on a request's own path */
@@ -66,8 +67,9 @@ void fs_idmap_load(struct fs_idmap *m, const struct cfg *cfg);
 int fs_prepare(struct fsreq *f, struct pr_ipc *ipc, const struct cfg_module *mod,
 	       const struct fs_idmap *ids, size_t idx, char *errtext, size_t errlen);
 
-/* After confinement: what the worker must know of the module (PR_MOD_*),
- * or -1 (logged) if it must not be served: "munge symlinks" on and a
+/* After confinement: what the worker must know of the module (PR_MOD_*,
+ * worked out by fs_prepare from the configuration; mod is not read), or -1
+ * (logged) if it must not be served: "munge symlinks" on and a
  * "rsyncd-munged" directory in it, which rsyncd refuses too. */
 int fs_module_flags(struct fsreq *f, const struct cfg_module *mod, uint32_t *flags);
 

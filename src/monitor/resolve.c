@@ -29,6 +29,8 @@
 #define OPEN_RETRIES 3                    /* a rename raced the walk */
 #define REST_MAX (2 * PR_RELPATH_MAX)     /* what is left to walk, links spliced in */
 #define RESOLVE_ONE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+_Static_assert(PR_RELPATH_MAX - 1 <= MF_PATH_MAX && PR_RELPATH_MAX / 2 <= MF_DEPTH_MAX,
+	       "a walk of f->byname holds every path the validator lets through");
 
 static int openat2_one(int dir, const char *name, int flags)
 {
@@ -136,8 +138,6 @@ static void test_hold(struct fsreq *f, const char *name)
 #else
 static void test_hold(struct fsreq *f, const char *name)
 {
-	(void)f;
-	(void)name;
 }
 #endif
 
@@ -155,12 +155,8 @@ static int follow_link(struct fsreq *f, const char *path, struct walk *k, int fd
 	close(fd);
 	if (++k->links > RES_LINKS_MAX)
 		return refused(f, path, "in", ELOOP);
-	if (n < 0)
-		return e;
-	if (n == 0)
-		return ENOENT; /* as the kernel answers an empty link */
-	if ((size_t)n >= sizeof(target))
-		return ENAMETOOLONG;
+	if (n <= 0 || (size_t)n >= sizeof(target))
+		return n < 0 ? e : n == 0 ? ENOENT : ENAMETOOLONG; /* ENOENT: the kernel's answer for an empty link */
 	if (target[0] == '/') {
 		/* as in rsyncd's chroot: from the module root */
 		above_root(f, path);
@@ -171,23 +167,11 @@ static int follow_link(struct fsreq *f, const char *path, struct walk *k, int fd
 	return splice_target(k, target, (size_t)n);
 }
 
-/* The directory the walk has reached, open again after a "..". */
-static int reopen_cur(struct fsreq *f, struct walk *k)
-{
-	if (f->canon.depth == 0) {
-		k->cur = f->root;
-		return 0;
-	}
-	k->cur = openat2_one(f->root, mfw_path(&f->canon), O_PATH | O_DIRECTORY);
-	return k->cur < 0 ? errno : 0;
-}
-
 /*
  * The slow path: walk one name at a time.  On success o->dir is the held
  * directory (owned unless it is f->root) and o->name the last name.
  */
-static int find_walking(struct fsreq *f, const char *path, const struct res_how *how, struct found *o,
-			unsigned *links)
+static int find_walking(struct fsreq *f, const char *path, const struct res_how *how, struct found *o)
 {
 	struct walk k;
 	struct mf_walk *c = &f->canon;
@@ -212,17 +196,7 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			/* only "." or ".." were left (a link's target): the
 			 * object is the directory reached, already judged */
 			drop_cur(f, &k);
-			o->dir = f->root;
-			strcpy(o->name, mfw_path(c));
-			if ((o->pfd = openat2_one(f->root, o->name, O_PATH)) < 0 || fstat(o->pfd, &o->st) < 0) {
-				e = errno;
-				if (o->pfd >= 0)
-					close(o->pfd);
-				o->pfd = -1;
-				return e;
-			}
-			*links = k.links;
-			return 0;
+			return find_direct(f, mfw_path(c), o); /* real directories from the root */
 		}
 		for (s = k.pos; k.pos < REST_MAX && k.rest[k.pos] != '/'; k.pos++)
 			;
@@ -250,8 +224,10 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			e = ENAMETOOLONG;
 			break;
 		}
-		if (k.cur < 0 && (e = reopen_cur(f, &k)) != 0)
+		if (k.cur < 0 && (k.cur = openat2_one(f->root, mfw_path(c), O_PATH | O_DIRECTORY)) < 0) {
+			e = errno; /* the directory reached, open again after a ".." */
 			break;
+		}
 		memcpy(o->name, k.rest + s, n);
 		o->name[n] = '\0';
 		/* a name hidden whatever it is: not even looked up */
@@ -266,12 +242,9 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			break;
 		}
 		isdir = S_ISDIR(o->st.st_mode);
-		if (j & (isdir ? MF_DIR : MF_OTHER)) {
-			close(fd);
-			e = ENOENT;
-			break;
-		}
-		if (S_ISLNK(o->st.st_mode) && (!last || trail || how->follow)) {
+		if (j & (isdir ? MF_DIR : MF_OTHER))
+			e = ENOENT; /* hidden as what it is, a link too */
+		else if (S_ISLNK(o->st.st_mode) && (!last || trail || how->follow)) {
 			if (last && how->follow > 1 && !k.fresh) {
 				k.links = 0; /* as a stat from the directory's descriptor */
 				k.fresh = 1;
@@ -279,15 +252,12 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			if ((e = follow_link(f, path, &k, fd, o->name)) != 0)
 				break;
 			continue;
-		}
-		if ((!last || trail) && !isdir) {
-			close(fd);
+		} else if ((!last || trail) && !isdir)
 			e = ENOTDIR;
-			break;
-		}
-		if (mfw_push(c, o->name, n) < 0) {
-			close(fd);
+		else if (mfw_push(c, o->name, n) < 0)
 			e = ENAMETOOLONG;
+		if (e != 0) {
+			close(fd);
 			break;
 		}
 		if (!last) {
@@ -297,7 +267,6 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 		}
 		o->pfd = fd;
 		o->dir = k.cur;
-		*links = k.links;
 		return 0;
 	}
 	drop_cur(f, &k);
@@ -309,7 +278,6 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 static int open_found(const struct res_how *how, struct found *o, struct res *r)
 {
 	int oflags = how->oflags;
-	struct stat st;
 	int fd;
 
 	if (how->need && (o->st.st_mode & S_IFMT) != how->need)
@@ -325,12 +293,11 @@ static int open_found(const struct res_how *how, struct found *o, struct res *r)
 	}
 	if ((fd = openat2_one(o->dir, o->name, oflags)) < 0)
 		return errno;
-	if (fstat(fd, &st) < 0 || st.st_dev != o->st.st_dev || st.st_ino != o->st.st_ino) {
+	if (fstat(fd, &r->st) < 0 || r->st.st_dev != o->st.st_dev || r->st.st_ino != o->st.st_ino) {
 		close(fd);
 		return EAGAIN; /* replaced between the two opens: look again */
 	}
 	r->fd = fd;
-	r->st = st;
 	return 0;
 }
 
@@ -372,8 +339,7 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 	struct found o;
 	int e = EAGAIN;
 
-	memset(r, 0, sizeof(*r));
-	r->fd = -1;
+	*r = (struct res){ .fd = -1 };
 	if ((byname & MF_PREFIX) || (byname & how->serves) == how->serves)
 		return ENOENT; /* hidden by name alone: nothing is touched */
 	if (how->need == S_IFREG && how->oflags != O_PATH && !(byname & MF_OTHER) &&
@@ -384,14 +350,12 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 		o.dir = f->root;
 		r->walked = 0;
 		e = find_direct(f, path, &o);
-		if (e == 0 && S_ISLNK(o.st.st_mode) && how->follow) {
-			close(o.pfd);
+		if (e == ELOOP || (e == 0 && S_ISLNK(o.st.st_mode) && how->follow)) {
+			if (o.pfd >= 0)
+				close(o.pfd);
 			o.pfd = -1;
-			e = ELOOP;
-		}
-		if (e == ELOOP) {
 			r->walked = 1;
-			e = find_walking(f, path, how, &o, &r->links);
+			e = find_walking(f, path, how, &o);
 		}
 		if (e == 0 && (byname & (S_ISDIR(o.st.st_mode) ? MF_DIR : MF_OTHER)))
 			e = ENOENT; /* the request's name, with the type it really has */
@@ -404,10 +368,10 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 	}
 	if (e != 0)
 		return byname ? ENOENT : e;
-	if (path[0] && mfw_push(&f->byname, lastname, strlen(lastname)) < 0) {
-		close(r->fd);
-		r->fd = -1;
-		return ENAMETOOLONG;
-	}
+	/* Cannot fail: the validator's F_RELPATH rule (pr_relpath_ok) bounds a
+	 * request's path to PR_RELPATH_MAX - 1 bytes, so MF_PATH_MAX bytes and
+	 * MF_DEPTH_MAX components hold it (asserted above). */
+	if (path[0])
+		(void)mfw_push(&f->byname, lastname, strlen(lastname));
 	return 0;
 }

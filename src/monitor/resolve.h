@@ -41,7 +41,6 @@ struct res_how {
 struct res {
 	int fd;            /* the object, opened with how->oflags; the caller closes it */
 	struct stat st;    /* fstat of fd */
-	unsigned links;    /* symlinks followed */
 	int walked;        /* links were followed: f->canon holds the real path, which
 			    * differs from the request's */
 };

@@ -343,7 +343,6 @@ unsigned mfw_judge(struct mf_walk *w, const char *name, size_t len, unsigned wan
 	const struct modfilter *mf = w->mf;
 	unsigned decided = 0, hidden = 0;
 
-	want &= MF_BOTH;
 	for (size_t i = 0; i < mf->n && decided != want; i++) {
 		const struct pr_rule *r = &mf->r[i];
 		int hit = (r->flags & PR_FR_NEGATE) ? 0 : 1, raw[2];
@@ -391,10 +390,8 @@ int modfilter_hides_xattr(const struct modfilter *mf, const char *name)
 		/* pr_rule_match_xattr, on the stream program */
 		if (!(r->flags & PR_FR_XATTR))
 			continue;
-		if (r->flags & PR_FR_WILD)
-			raw = pr_wild_run(mf->m[i].prog, name, strlen(name), PR_WILD_START);
-		else
-			raw = strcmp(r->pat + (r->pat[0] == '/'), name) == 0;
+		raw = (r->flags & PR_FR_WILD) ? pr_wild_run(mf->m[i].prog, name, strlen(name), PR_WILD_START) :
+		      strcmp(r->pat + (r->pat[0] == '/'), name) == 0;
 		if (raw ? hit : !hit)
 			return !(r->flags & PR_FR_INCLUDE);
 	}
