@@ -44,7 +44,7 @@
 
 /* Send m with the descriptors fds, then close them: after a successful
  * send the worker holds the only copies. */
-static int send_msg_fds(struct fsreq *f, struct pr_msg *m, int *fds, size_t nfds)
+static int send_msg_fds(struct fsreq *f, struct pr_msg *m, const int *fds, size_t nfds)
 {
 	int rc = pr_ipc_send_fds(f->ipc, m, fds, nfds), e = errno;
 
@@ -62,8 +62,6 @@ static int send_msg(struct fsreq *f, struct pr_msg *m, int fd)
 
 /* --- identities, resolved before the monitor gives up root ---------------- */
 
-/* As rsyncd: all digits is a number, anything else a name.  what: 'u' the
- * uid of a user, 'p' the primary gid of a user, 'g' the gid of a group. */
 /* An id written as a number: 0 (out set), 1 if s is not one. */
 static int numeric_id(const char *s, uint32_t *out)
 {
@@ -76,6 +74,8 @@ static int numeric_id(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* As rsyncd: all digits is a number, anything else a name.  what: 'u' the
+ * uid of a user, 'p' the primary gid of a user, 'g' the gid of a group. */
 static int lookup_id(const char *s, int what, uint32_t *out)
 {
 	struct passwd *pw = NULL;
