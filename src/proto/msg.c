@@ -6,6 +6,7 @@
  * msg_m2w.c for what a monitor sends: each binary links only the one it
  * receives); the field checks both validators use; the packers.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "msg_check.h"
@@ -16,6 +17,7 @@ struct msg_row {
 	enum pr_msg_dir dir;
 	uint32_t len;
 	unsigned fds;      /* descriptors it may carry: 0, 1, or up to PR_MSG_FDS_MAX */
+	struct pr_field f[PR_ROW_FIELDS]; /* a worker's type: what its fields must be */
 };
 
 /* A counted string is valid if its length fits, the byte at len is NUL and
@@ -141,42 +143,60 @@ int pr_all_zero(const unsigned char *p, size_t n)
 	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
-#define ROW(t, d, body, fds) { t, #t, d, body, fds }
+/* What the rows below rely on: every counted string is the same {len, s}
+ * shape (check_field reads them alike), and a range says what the old
+ * bit and enum tests said. */
+_Static_assert(offsetof(struct pr_str_name, s) == offsetof(struct pr_str_text, s) &&
+	       offsetof(struct pr_str_path, s) == offsetof(struct pr_str_text, s) &&
+	       offsetof(struct pr_str_relpath, s) == offsetof(struct pr_str_text, s) &&
+	       offsetof(struct pr_str_log, s) == offsetof(struct pr_str_text, s),
+	       "counted strings share one layout");
+_Static_assert(PR_STAT_FOLLOW == 1u, "stat flags 0..PR_STAT_FOLLOW are exactly 'no other bit'");
+_Static_assert(PR_ID_GROUP == PR_ID_USER + 1, "id kinds PR_ID_USER..PR_ID_GROUP are exactly the two");
+
+/* A monitor's type: its body and how many descriptors it may carry.  A
+ * worker's: its body (never a descriptor) and its fields' rules, strings
+ * first (the error a malformed record gets is the one it always got). */
+#define M(t, body, fds) { t, #t, PR_DIR_TO_WORKER, body, fds, { { F_END, 0, 0, 0 } } }
+#define W(t, body, ...) { t, #t, PR_DIR_TO_MONITOR, body, 0, { __VA_ARGS__ } }
+#define STR(k, f) { k, offsetof(struct pr_msg, u.f), 0, sizeof(((struct pr_msg *)0)->u.f.s) }
+#define U32(f, lo, hi) { F_RANGE, offsetof(struct pr_msg, u.f), lo, hi }
+#define BODY(k) { k, 0, 0, 0 }
 
 static const struct msg_row rows[] = {
-	ROW(PR_M_INIT, PR_DIR_TO_WORKER, sizeof(struct pr_m_init), 1),
-	ROW(PR_M_MODLIST, PR_DIR_TO_WORKER, sizeof(struct pr_m_modlist), 0),
-	ROW(PR_M_MODLIST_END, PR_DIR_TO_WORKER, 0, 0),
-	ROW(PR_M_SELECT, PR_DIR_TO_WORKER, sizeof(struct pr_m_select), 0),
-	ROW(PR_W_READY, PR_DIR_TO_MONITOR, sizeof(struct pr_w_ready), 0),
-	ROW(PR_W_LOG, PR_DIR_TO_MONITOR, sizeof(struct pr_w_log), 0),
-	ROW(PR_W_MODLIST, PR_DIR_TO_MONITOR, 0, 0),
-	ROW(PR_W_SELECT, PR_DIR_TO_MONITOR, sizeof(struct pr_w_select), 0),
-	ROW(PR_W_EXIT, PR_DIR_TO_MONITOR, sizeof(struct pr_w_exit), 0),
-	ROW(PR_M_LIST, PR_DIR_TO_WORKER, sizeof(struct pr_m_list), 0),
-	ROW(PR_M_LIST_END, PR_DIR_TO_WORKER, sizeof(struct pr_m_list_end), 0),
-	ROW(PR_M_STAT, PR_DIR_TO_WORKER, sizeof(struct pr_m_stat), 0),
-	ROW(PR_M_OPEN, PR_DIR_TO_WORKER, sizeof(struct pr_m_open), 1),
-	ROW(PR_M_READLINK, PR_DIR_TO_WORKER, sizeof(struct pr_m_readlink), 0),
-	ROW(PR_M_IDNAME, PR_DIR_TO_WORKER, sizeof(struct pr_m_idname), 0),
-	ROW(PR_W_LIST, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0),
-	ROW(PR_W_STAT, PR_DIR_TO_MONITOR, sizeof(struct pr_w_stat), 0),
-	ROW(PR_W_OPEN, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0),
-	ROW(PR_W_CLOSE, PR_DIR_TO_MONITOR, sizeof(struct pr_w_close), 0),
-	ROW(PR_W_READLINK, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0),
-	ROW(PR_W_IDNAME, PR_DIR_TO_MONITOR, sizeof(struct pr_w_idname), 0),
-	ROW(PR_M_AUTHREQ, PR_DIR_TO_WORKER, sizeof(struct pr_m_authreq), 0),
-	ROW(PR_W_AUTH, PR_DIR_TO_MONITOR, sizeof(struct pr_w_auth), 0),
-	ROW(PR_W_HELLO, PR_DIR_TO_MONITOR, sizeof(struct pr_w_hello), 0),
-	ROW(PR_W_START, PR_DIR_TO_MONITOR, sizeof(struct pr_w_start), 0),
-	ROW(PR_M_XFERLOG, PR_DIR_TO_WORKER, sizeof(struct pr_m_xferlog), 0),
-	ROW(PR_W_XFER, PR_DIR_TO_MONITOR, sizeof(struct pr_w_xfer), 0),
-	ROW(PR_M_XATTR, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr), 0),
-	ROW(PR_M_XATTR_END, PR_DIR_TO_WORKER, sizeof(struct pr_m_xattr_end), 0),
-	ROW(PR_W_XATTR, PR_DIR_TO_MONITOR, sizeof(struct pr_w_stat), 0),
-	ROW(PR_M_OPENV, PR_DIR_TO_WORKER, sizeof(struct pr_m_openv), PR_OPENV_MAX),
-	ROW(PR_W_OPENV, PR_DIR_TO_MONITOR, sizeof(struct pr_w_openv), 0),
-	ROW(PR_W_CLOSEV, PR_DIR_TO_MONITOR, sizeof(struct pr_w_closev), 0),
+	M(PR_M_INIT, sizeof(struct pr_m_init), 1),
+	M(PR_M_MODLIST, sizeof(struct pr_m_modlist), 0),
+	M(PR_M_MODLIST_END, 0, 0),
+	M(PR_M_SELECT, sizeof(struct pr_m_select), 0),
+	W(PR_W_READY, sizeof(struct pr_w_ready), U32(ready.pid, 1, UINT32_MAX)),
+	W(PR_W_LOG, sizeof(struct pr_w_log), STR(F_STR, log.text), U32(log.level, PR_LOG_ERR, PR_LOG_DEBUG)),
+	W(PR_W_MODLIST, 0, BODY(F_NONE)),
+	W(PR_W_SELECT, sizeof(struct pr_w_select), STR(F_NAME, wselect.module)), /* one request line; its @ERROR echo too */
+	W(PR_W_EXIT, sizeof(struct pr_w_exit), U32(exit.code, 0, 255)),
+	M(PR_M_LIST, sizeof(struct pr_m_list), 0),
+	M(PR_M_LIST_END, sizeof(struct pr_m_list_end), 0),
+	M(PR_M_STAT, sizeof(struct pr_m_stat), 0),
+	M(PR_M_OPEN, sizeof(struct pr_m_open), 1),
+	M(PR_M_READLINK, sizeof(struct pr_m_readlink), 0),
+	M(PR_M_IDNAME, sizeof(struct pr_m_idname), 0),
+	W(PR_W_LIST, sizeof(struct pr_w_path), STR(F_RELPATH, path.path)),
+	W(PR_W_STAT, sizeof(struct pr_w_stat), STR(F_RELPATH, stat.path), U32(stat.flags, 0, PR_STAT_FOLLOW)),
+	W(PR_W_OPEN, sizeof(struct pr_w_path), STR(F_RELPATH, path.path)),
+	W(PR_W_CLOSE, sizeof(struct pr_w_close), U32(close.handle, 1, UINT32_MAX)),
+	W(PR_W_READLINK, sizeof(struct pr_w_path), STR(F_RELPATH, path.path)),
+	W(PR_W_IDNAME, sizeof(struct pr_w_idname), U32(idname.kind, PR_ID_USER, PR_ID_GROUP)),
+	M(PR_M_AUTHREQ, sizeof(struct pr_m_authreq), 0),
+	W(PR_W_AUTH, sizeof(struct pr_w_auth), STR(F_LINE, auth.line)),
+	W(PR_W_HELLO, sizeof(struct pr_w_hello), STR(F_LINE, hello.digests), U32(hello.protocol, 27, 32)),
+	W(PR_W_START, sizeof(struct pr_w_start), STR(F_LOG, start.request), U32(start.sender, 0, 1)),
+	M(PR_M_XFERLOG, sizeof(struct pr_m_xferlog), 0),
+	W(PR_W_XFER, sizeof(struct pr_w_xfer), STR(F_LOG, xfer.line)), /* formatted by the worker: text only */
+	M(PR_M_XATTR, sizeof(struct pr_m_xattr), 0),
+	M(PR_M_XATTR_END, sizeof(struct pr_m_xattr_end), 0),
+	W(PR_W_XATTR, sizeof(struct pr_w_stat), STR(F_RELPATH, stat.path), U32(stat.flags, 0, PR_STAT_FOLLOW)),
+	M(PR_M_OPENV, sizeof(struct pr_m_openv), PR_OPENV_MAX),
+	W(PR_W_OPENV, sizeof(struct pr_w_openv), BODY(F_OPENV)),
+	W(PR_W_CLOSEV, sizeof(struct pr_w_closev), BODY(F_CLOSEV)),
 };
 
 static const struct msg_row *row_for(uint16_t type)
@@ -206,7 +226,8 @@ const char *pr_msg_strerror(enum pr_msg_err e)
 	return (unsigned)e < sizeof(errors) / sizeof(errors[0]) && errors[e] ? errors[e] : "unknown error";
 }
 
-enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir, int nfds)
+enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
+				    const struct pr_field **fields)
 {
 	const struct msg_row *r;
 
@@ -224,13 +245,15 @@ enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir,
 	/* PR_F_FD set exactly when descriptors came, no more than the type's */
 	if (nfds < 0 || !(m->h.flags & PR_F_FD) != !nfds || (unsigned)nfds > r->fds)
 		return PR_MSG_EBADFD;
+	if (fields != NULL)
+		*fields = r->f;
 	return PR_MSG_OK;
 }
 
 enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
 			    const struct pr_msg_check *checks, size_t n)
 {
-	enum pr_msg_err e = pr_msg_check_header(m, dir, nfds);
+	enum pr_msg_err e = pr_msg_check_header(m, dir, nfds, NULL);
 
 	if (e != PR_MSG_OK)
 		return e;

@@ -15,9 +15,35 @@ struct pr_msg_check {
 	enum pr_msg_err (*check)(const struct pr_msg *m, int have_fd);
 };
 
+/* What one body field of a worker's message must be: msg.c's table holds
+ * them in each worker type's row, msg_w2m.c's check_field() is the one
+ * reading of them.  The rules no row can say (the packed paths of OPENV,
+ * the handle lists) are kinds of their own, each one function there. */
+enum pr_field_kind {
+	F_END,      /* no further field; a worker's type whose first is F_END is refused */
+	F_NONE,     /* no body */
+	F_STR,      /* counted string (pr_str_ok): else EBADSTR */
+	F_LINE,     /* counted string without '\n': else EBADSTR */
+	F_NAME,     /* counted string (else EBADSTR), nonempty, without '\n' (else EBADFIELD) */
+	F_RELPATH,  /* module path (pr_relpath_ok): else EBADSTR */
+	F_LOG,      /* counted string without a control byte but tab: else EBADSTR */
+	F_RANGE,    /* uint32 in lo..hi: else EBADFIELD */
+	F_OPENV, F_CLOSEV, /* msg_w2m.c's v_openv, v_closev */
+};
+
+struct pr_field {
+	uint16_t kind;
+	uint32_t off;      /* of the field in struct pr_msg */
+	uint32_t lo, hi;   /* F_RANGE: the bounds; strings: hi is the capacity */
+};
+
+#define PR_ROW_FIELDS 2
+
 /* The header (magic, type, direction, exact length, flags, descriptor
- * count) against msg.c's table. */
-enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir, int nfds);
+ * count) against msg.c's table; *fields (if fields is not NULL) is set to
+ * the type's PR_ROW_FIELDS field rules, checked in that order. */
+enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
+				    const struct pr_field **fields);
 /* The header, then the body by the type's entry in checks[n]; a type with
  * no entry there is refused. */
 enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
