@@ -3,10 +3,11 @@
  * both processes together (docs/performance.md, "Where the time goes"):
  * a "worker" sends a request over a SOCK_SEQPACKET socketpair and waits
  * for the reply, a "monitor" (poll, then) receives it and answers, with a
- * descriptor riding along as PR_M_OPEN's does.  Variants: today's fixed
+ * descriptor riding along as an open's answer does.  Variants: today's fixed
  * 8 KiB records, records sized to their type, no poll before the receive,
- * an unanswered third record per exchange (PR_W_CLOSE), and one request
- * answered with 16 descriptors (prefetched opens).
+ * an unanswered third record per exchange (a close report of its own, as
+ * the retired PR_W_CLOSE was), and one request answered with 16
+ * descriptors (prefetched opens).
  *
  *   bench/ipcspeed.sh [ROUNDS]
  *

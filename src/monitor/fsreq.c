@@ -420,16 +420,6 @@ static void open_one(struct fsreq *f, const char *path, int32_t *err, uint32_t *
 	account(f, "OPEN", path);
 }
 
-int fs_open(struct fsreq *f, const struct pr_msg *m)
-{
-	struct pr_msg out;
-	int fd;
-
-	pr_msg_init(&out, PR_M_OPEN);
-	open_one(f, m->u.path.path.s, &out.u.open.err, &out.u.open.handle, &out.u.open.st, &fd);
-	return send_msg(f, &out, fd);
-}
-
 /* The worker closed a handle: it must be one it holds. */
 static int close_handle(struct fsreq *f, uint32_t handle)
 {
@@ -441,11 +431,6 @@ static int close_handle(struct fsreq *f, uint32_t handle)
 	}
 	log_msg(PR_LOG_ERR, "worker closed handle %u, which is not outstanding; ending session", handle);
 	return -1;
-}
-
-int fs_close(struct fsreq *f, const struct pr_msg *m)
-{
-	return close_handle(f, m->u.close.handle);
 }
 
 int fs_closev(struct fsreq *f, const struct pr_msg *m)

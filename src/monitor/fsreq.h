@@ -76,8 +76,6 @@ int fs_module_flags(struct fsreq *f, const struct cfg_module *mod, uint32_t *fla
 /* One handler per request; -1 ends the session (after logging). */
 int fs_list(struct fsreq *f, const struct pr_msg *m);
 int fs_stat(struct fsreq *f, const struct pr_msg *m);
-int fs_open(struct fsreq *f, const struct pr_msg *m);
-int fs_close(struct fsreq *f, const struct pr_msg *m);
 int fs_openv(struct fsreq *f, const struct pr_msg *m);
 int fs_closev(struct fsreq *f, const struct pr_msg *m);
 int fs_readlink(struct fsreq *f, const struct pr_msg *m);

@@ -126,8 +126,6 @@ static const struct request requests[] = {
 	{ PR_W_EXIT,     ST_ANY,                                h_exit, NULL },
 	{ PR_W_LIST,     ST_MODULE,                             NULL, fs_list },
 	{ PR_W_STAT,     ST_MODULE,                             NULL, fs_stat },
-	{ PR_W_OPEN,     ST_MODULE,                             NULL, fs_open },
-	{ PR_W_CLOSE,    ST_MODULE,                             NULL, fs_close },
 	{ PR_W_READLINK, ST_MODULE,                             NULL, fs_readlink },
 	{ PR_W_IDNAME,   ST_MODULE,                             NULL, fs_idname },
 	{ PR_W_START,    ST_MODULE,                             h_start, NULL },

@@ -88,7 +88,6 @@ enum pr_msg_type {
 	PR_M_LIST = 5,        /* a batch of directory entries (packed) */
 	PR_M_LIST_END = 6,    /* end of a directory listing, with its errno */
 	PR_M_STAT = 7,        /* answer to STAT */
-	PR_M_OPEN = 8,        /* answer to OPEN; carries the descriptor on success */
 	PR_M_READLINK = 9,    /* answer to READLINK */
 	PR_M_IDNAME = 10,     /* answer to IDNAME */
 	PR_M_AUTHREQ = 11,    /* the module needs a login: the challenge to send */
@@ -96,6 +95,8 @@ enum pr_msg_type {
 	PR_M_XATTR = 15,      /* raw extended attributes of a file, in pieces (XATTR) */
 	PR_M_XATTR_END = 16,  /* end of them, with the errno and the totals */
 	PR_M_OPENV = 20,      /* answer to OPENV; carries one descriptor per success */
+	/* 8 (OPEN's answer), 71 (OPEN) and 72 (CLOSE) are retired: OPENV and
+	 * CLOSEV carry one path or handle as well as sixteen */
 	/* worker -> monitor */
 	PR_W_READY = 64,      /* sandbox in place; nothing read from the client yet */
 	PR_W_LOG = 65,        /* one log record for the operator */
@@ -104,8 +105,6 @@ enum pr_msg_type {
 	PR_W_EXIT = 68,       /* the session ends; carries the exit code */
 	PR_W_LIST = 69,       /* list a directory of the module */
 	PR_W_STAT = 70,       /* lstat (or stat, following links inside the module) one path */
-	PR_W_OPEN = 71,       /* open a regular file read-only */
-	PR_W_CLOSE = 72,      /* the worker closed a descriptor from OPEN */
 	PR_W_READLINK = 73,   /* read a symlink target too long for a LIST entry */
 	PR_W_IDNAME = 74,     /* the name of a uid or gid */
 	PR_W_AUTH = 75,       /* the client's answer to the challenge, as it sent it */
@@ -114,7 +113,7 @@ enum pr_msg_type {
 	PR_W_START = 78,      /* the client's transfer request, for "rsync on ..." */
 	PR_W_XATTR = 79,      /* the extended attributes (and so ACLs) of one path */
 	PR_W_OPENV = 84,      /* open several regular files; reports closed handles */
-	PR_W_CLOSEV = 85,     /* the worker closed these descriptors from OPEN/OPENV */
+	PR_W_CLOSEV = 85,     /* the worker closed these descriptors from OPENV */
 	PR_MSG_TYPE_MAX = 128
 };
 
@@ -254,7 +253,7 @@ struct pr_w_auth {
 
 /* --- filesystem requests (after module selection) ---------------------- */
 
-struct pr_w_path {                /* LIST, OPEN, READLINK */
+struct pr_w_path {                /* LIST, READLINK */
 	struct pr_str_relpath path;
 };
 
@@ -307,16 +306,6 @@ struct pr_m_stat {
 	struct pr_str_name link;  /* PR_LINK_INLINE only */
 };
 
-struct pr_m_open {
-	int32_t err;              /* 0 (descriptor attached) or errno */
-	uint32_t handle;          /* names the descriptor in W_CLOSE */
-	struct pr_stat st;        /* fstat of the opened file */
-};
-
-struct pr_w_close {
-	uint32_t handle;
-};
-
 /*
  * Batched opens: one round trip opens up to PR_OPENV_MAX files (the
  * worker asks for the files it expects to send next, or all files of a
@@ -344,7 +333,7 @@ struct pr_w_closev {
 	uint32_t closed[PR_CLOSEV_MAX]; /* nonzero below nclosed, zero above */
 };
 
-struct pr_openv_ent {             /* as struct pr_m_open */
+struct pr_openv_ent {
 	int32_t err;              /* 0 (a descriptor is attached for it) or errno */
 	uint32_t handle;          /* err 0: names the descriptor in a close report */
 	struct pr_stat st;        /* err 0: fstat of the opened file; else zero */
@@ -465,8 +454,6 @@ struct pr_msg {
 		struct pr_m_list list;
 		struct pr_m_list_end list_end;
 		struct pr_m_stat mstat;
-		struct pr_m_open open;
-		struct pr_w_close close;
 		struct pr_m_readlink readlink;
 		struct pr_w_idname idname;
 		struct pr_m_idname midname;

@@ -154,17 +154,6 @@ static enum pr_msg_err v_mstat(const struct pr_msg *m, int have_fd)
 	return PR_MSG_OK;
 }
 
-static enum pr_msg_err v_open(const struct pr_msg *m, int have_fd)
-{
-	const struct pr_m_open *b = &m->u.open;
-
-	if (!errno_ok(b->err) || (b->err == 0) != (have_fd != 0))
-		return PR_MSG_EBADFD;
-	if (b->err == 0 && (!stat_ok(&b->st) || (b->st.mode & 0170000) != 0100000 || b->handle == 0))
-		return PR_MSG_EBADFIELD;
-	return PR_MSG_OK;
-}
-
 static enum pr_msg_err v_readlink(const struct pr_msg *m, int have_fd)
 {
 	const struct pr_m_readlink *b = &m->u.readlink;
@@ -262,7 +251,6 @@ static const struct pr_msg_check checks[] = {
 	{ PR_M_LIST, v_list },
 	{ PR_M_LIST_END, v_list_end },
 	{ PR_M_STAT, v_mstat },
-	{ PR_M_OPEN, v_open },
 	{ PR_M_READLINK, v_readlink },
 	{ PR_M_IDNAME, v_midname },
 	{ PR_M_AUTHREQ, v_authreq },

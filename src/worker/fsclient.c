@@ -242,24 +242,21 @@ size_t fsc_open_room(void)
 	return nopen < HANDLES_MAX ? HANDLES_MAX - nopen : 0;
 }
 
+/* One path is an OPENV of one: the monitor has a single way to open. */
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 {
-	struct pr_msg m;
+	struct pr_str_relpath checked;
+	struct fsc_opened o;
 	int err;
 
-	flush_closes();
-	close_done();
-	pr_msg_init(&m, PR_W_OPEN);
-	if ((err = set_path(&m.u.path.path, path)) != 0)
+	if ((err = set_path(&checked, path)) != 0) /* the length rules, as for a STAT */
 		return err;
-	mon_send(&m, -1);
-	mon_expect(&m, PR_M_OPEN, fd);
-	if (m.u.open.err)
-		return m.u.open.err;
-	*handle = m.u.open.handle;
-	*st = m.u.open.st;
-	nopen++;
-	return 0;
+	if (fsc_openv(&path, 1, &o) == 0)
+		return EMFILE; /* every handle the monitor allows is out */
+	*fd = o.fd;
+	*handle = o.handle;
+	*st = o.st;
+	return o.err;
 }
 
 void fsc_close(int fd, uint32_t handle)

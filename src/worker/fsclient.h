@@ -45,7 +45,7 @@ void fsc_stat_many(struct fsc_statq *q, size_t n);
 /* Open a regular file read-only. Returns 0 or errno; *fd and *handle set on success. */
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st);
 /* Close a descriptor from fsc_open or fsc_openv.  The monitor learns of it
- * with the next OPENV or OPEN (or once PR_CLOSEV_MAX are pending). */
+ * with the next OPENV (or once PR_CLOSEV_MAX are pending). */
 void fsc_close(int fd, uint32_t handle);
 
 /* One answer of fsc_openv: err 0 with fd, handle and st, or an errno. */

@@ -11,7 +11,8 @@
  *
  * The input is a sequence of records, each [op][len lo][len hi][len bytes]:
  *   op & 0x0f  the type: READY, LOG, MODLIST, SELECT, EXIT, LIST, STAT,
- *              OPEN, CLOSE, READLINK, IDNAME, or (11-15) any type number
+ *              OPENV (of one path), CLOSEV (of one handle), READLINK, IDNAME,
+ *              or (11-15) any type number
  *              taken from the bytes
  *   op & 0x10  the bytes are the raw body (else they fill the type's
  *              fields: strings as strings, numbers as numbers)
@@ -49,8 +50,8 @@ static const struct { uint16_t type; size_t size; } types[] = {
 	{ PR_W_READY, sizeof(struct pr_w_ready) },   { PR_W_LOG, sizeof(struct pr_w_log) },
 	{ PR_W_MODLIST, 0 },                         { PR_W_SELECT, sizeof(struct pr_w_select) },
 	{ PR_W_EXIT, sizeof(struct pr_w_exit) },     { PR_W_LIST, sizeof(struct pr_w_path) },
-	{ PR_W_STAT, sizeof(struct pr_w_stat) },     { PR_W_OPEN, sizeof(struct pr_w_path) },
-	{ PR_W_CLOSE, sizeof(struct pr_w_close) },   { PR_W_READLINK, sizeof(struct pr_w_path) },
+	{ PR_W_STAT, sizeof(struct pr_w_stat) },     { PR_W_OPENV, sizeof(struct pr_w_openv) },
+	{ PR_W_CLOSEV, sizeof(struct pr_w_closev) }, { PR_W_READLINK, sizeof(struct pr_w_path) },
 	{ PR_W_IDNAME, sizeof(struct pr_w_idname) },
 };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
@@ -182,10 +183,21 @@ static void fill(struct pr_msg *m, const uint8_t *b, size_t n)
 		if (n)
 			set_str(&m->u.stat.path.len, m->u.stat.path.s, PR_RELPATH_MAX, b + 1, n - 1);
 		break;
-	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK:
+	case PR_W_LIST: case PR_W_READLINK:
 		set_str(&m->u.path.path.len, m->u.path.path.s, PR_RELPATH_MAX, b, n);
 		break;
-	case PR_W_CLOSE: m->u.close.handle = u32(b, n); break;
+	case PR_W_OPENV: {
+		char path[PR_RELPATH_MAX];
+		uint16_t len;
+
+		set_str(&len, path, sizeof(path), b, n);
+		(void)pr_openv_add(&m->u.openv, path); /* as given: the monitor judges it */
+		break;
+	}
+	case PR_W_CLOSEV:
+		m->u.closev.nclosed = 1;
+		m->u.closev.closed[0] = u32(b, n);
+		break;
 	case PR_W_IDNAME:
 		m->u.idname.kind = n ? 1u + (b[0] & 1) : 1;
 		m->u.idname.id = n > 1 ? u32(b + 1, n - 1) : 0;
@@ -242,7 +254,7 @@ static void drain(struct pr_ipc *w)
 		if (fd >= 0) {
 			ssize_t n = pread(fd, buf, sizeof(buf), 0);
 
-			if (m.h.type != PR_M_OPEN || (n > 0 && memcmp(buf, "visible", n < 7 ? (size_t)n : 7) != 0))
+			if (m.h.type != PR_M_OPENV || (n > 0 && memcmp(buf, "visible", n < 7 ? (size_t)n : 7) != 0))
 				abort();
 			close(fd);
 		}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hostile worker, completed (tests/tools/hostile_worker2.c in place of
-# prsyncd-worker): every one of the sixteen worker requests sent malformed
+# prsyncd-worker): every one of the fourteen worker requests sent malformed
 # end to end (body length, descriptor, flags, magic, a field, a string);
 # monitor-to-worker types sent by the worker; several descriptors; a
 # descriptor the monitor must drop unread; every request out of state and
@@ -76,7 +76,7 @@ L=$PRSYNCD_PID
 inval() { echo "invalid message from worker \\($1"; }
 
 # --- every worker request, malformed end to end ----------------------------
-for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME HELLO AUTH XATTR OPENV CLOSEV; do
+for t in READY LOG MODLIST SELECT EXIT LIST STAT READLINK IDNAME HELLO AUTH XATTR OPENV CLOSEV; do
 	expect_end "hdr len $t" "$(inval 'wrong body length for type')"
 	expect_end "hdr fd $t" "$(inval 'descriptor missing or unexpected')"
 	expect_end "hdr flagfd $t" "$(inval 'descriptor missing or unexpected')"
@@ -84,14 +84,14 @@ for t in READY LOG MODLIST SELECT EXIT LIST STAT OPEN CLOSE READLINK IDNAME HELL
 	expect_end "hdr magic $t" "$(inval 'bad magic')"
 	case $t in
 	MODLIST) ;; # no body
-	LIST|OPEN|READLINK|AUTH) expect_end "hdr field $t" "$(inval 'malformed string field')";;
+	LIST|READLINK|AUTH) expect_end "hdr field $t" "$(inval 'malformed string field')";;
 	*) expect_end "hdr field $t" "$(inval 'field out of range')";;
 	esac
 	case $t in
-	LOG|SELECT|LIST|STAT|OPEN|READLINK|HELLO|AUTH|XATTR|OPENV) expect_end "hdr str $t" "$(inval 'malformed string field')";;
+	LOG|SELECT|LIST|STAT|READLINK|HELLO|AUTH|XATTR|OPENV) expect_end "hdr str $t" "$(inval 'malformed string field')";;
 	esac
 done
-for t in INIT MODLIST MODLIST_END SELECT LIST LIST_END STAT OPEN READLINK IDNAME AUTHREQ XATTR XATTR_END OPENV; do
+for t in INIT MODLIST MODLIST_END SELECT LIST LIST_END STAT READLINK IDNAME AUTHREQ XATTR XATTR_END OPENV; do
 	expect_end "dir $t" "$(inval 'message sent in the wrong direction')"
 done
 expect_end "fds 2" "$(inval 'descriptor missing or unexpected')"
@@ -107,7 +107,7 @@ grep -q '^UNREAD monitor_gone=yes bytes=6$' "$TMP/out" && pass "a descriptor sen
 for c in READY-twice:READY MODLIST-before-READY:MODLIST LIST-before-READY:LIST MODLIST-twice:MODLIST \
 	SELECT-after-MODLIST:SELECT LIST-after-MODLIST:LIST MODLIST-after-SELECT:MODLIST \
 	READY-after-SELECT:READY SELECT-after-failed-SELECT:SELECT LOG-after-EXIT:LOG EXIT-twice:EXIT \
-	READY-after-EXIT:READY OPEN-after-EXIT:OPEN AUTH-before-SELECT:AUTH AUTH-after-SELECT:AUTH \
+	READY-after-EXIT:READY OPEN-after-EXIT:OPENV AUTH-before-SELECT:AUTH AUTH-after-SELECT:AUTH \
 	AUTH-twice:AUTH SELECT-during-AUTH:SELECT HELLO-after-SELECT:HELLO HELLO-during-AUTH:HELLO \
 	XATTR-before-SELECT:XATTR XATTR-after-EXIT:XATTR; do
 	expect_end "oos ${c%%:*}" "worker sent PR_W_${c##*:} in a state where it is not permitted; ending session"

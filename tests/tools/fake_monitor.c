@@ -267,18 +267,6 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
 		else return 0;
 		return 1;
 	}
-	case PR_M_OPEN: {
-		struct pr_m_open *b = &m->u.open;
-
-		if (!strcmp(f, "nofd")) { close(fds[0]); *nfds = 0; m->h.flags &= (uint16_t)~PR_F_FD; }
-		else if (!strcmp(f, "fd-with-err")) b->err = 2;
-		else if (!strcmp(f, "mode-dir")) b->st.mode = 040755;
-		else if (!strcmp(f, "handle0")) b->handle = 0;
-		else if (!strcmp(f, "nsec")) b->st.atime_nsec = 1000000000u;
-		else if (!strcmp(f, "err-big")) { close(fds[0]); *nfds = 0; m->h.flags &= (uint16_t)~PR_F_FD; b->err = 99999; }
-		else return 0;
-		return 1;
-	}
 	case PR_M_XFERLOG: {
 		struct pr_m_xferlog *b = &m->u.xferlog;
 
@@ -510,21 +498,6 @@ static void serve_request(const struct pr_msg *r)
 		target[300] = '\0';
 		pr_str_set_relpath(&m.u.readlink.target, target);
 		answer(&m, -1, "readlink");
-		break;
-	}
-	case PR_W_OPEN: {
-		int fd;
-
-		pr_msg_init(&m, PR_M_OPEN);
-		if (strcmp(path, "f") != 0) {
-			m.u.open.err = ENOENT;
-			answer(&m, -1, "open");
-			break;
-		}
-		fill_stat(&m.u.open.st, 0100644, 6);
-		m.u.open.handle = ++next_handle;
-		fd = open_f(&m.u.open.st);
-		answer(&m, fd, "open");
 		break;
 	}
 	case PR_W_XATTR: {

@@ -144,9 +144,42 @@ void hw_send_path(enum pr_msg_type type, const char *path, uint32_t flags)
 	if (type == PR_W_STAT || type == PR_W_XATTR) {
 		m.u.stat.flags = flags;
 		pr_str_set_relpath(&m.u.stat.path, path);
+	} else if (type == PR_W_OPENV) {
+		(void)pr_openv_add(&m.u.openv, path); /* the bytes as given: the monitor judges them */
 	} else {
 		pr_str_set_relpath(&m.u.path.path, path);
 	}
+	hw_send(&m);
+}
+
+int hw_open_answer(int *err, int *fd, uint32_t *handle)
+{
+	struct pr_msg m;
+	int fds[PR_OPENV_MAX];
+	size_t n = 0;
+
+	*fd = -1;
+	if (hw_answer_fds(&m, fds, PR_OPENV_MAX, &n) < 0 || m.h.type != PR_M_OPENV || m.u.mopenv.count != 1) {
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+		return -1;
+	}
+	for (size_t i = 1; i < n; i++)
+		close(fds[i]);
+	*err = m.u.mopenv.e[0].err;
+	*handle = m.u.mopenv.e[0].handle;
+	if (n > 0)
+		*fd = fds[0];
+	return 0;
+}
+
+void hw_send_close(uint32_t handle)
+{
+	struct pr_msg m;
+
+	pr_msg_init(&m, PR_W_CLOSEV);
+	m.u.closev.nclosed = 1;
+	m.u.closev.closed[0] = handle;
 	hw_send(&m);
 }
 

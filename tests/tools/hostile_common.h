@@ -41,7 +41,13 @@ int hw_start(const char *name);
 /* A STAT of the module's root, answered: the monitor has handled every
  * request sent before (it serves them in order), answers or not. */
 int hw_sync(void);
-/* A path request of TYPE (STAT and XATTR carry FLAGS). */
+/* A path request of TYPE (STAT and XATTR carry FLAGS; an OPENV asks for
+ * the one path, as the monitor's only way to open). */
 void hw_send_path(enum pr_msg_type type, const char *path, uint32_t flags);
+/* The answer to an OPENV of one path: its errno in *err, and on success
+ * the descriptor and handle; -1 if no such answer came. */
+int hw_open_answer(int *err, int *fd, uint32_t *handle);
+/* Report one handle closed: a CLOSEV of one. */
+void hw_send_close(uint32_t handle);
 
 #endif

@@ -66,28 +66,6 @@ static int openv(const char *const *paths, size_t n, const uint32_t *closed, siz
 	return ok;
 }
 
-static int open_single(const char *path)
-{
-	struct pr_msg m;
-	int fds[PR_OPENV_MAX];
-	size_t n;
-
-	pr_msg_init(&m, PR_W_OPEN);
-	pr_str_set_relpath(&m.u.path.path, path);
-	if (pr_ipc_send(&hw_ipc, &m, -1) < 0 || hw_answer_fds(&m, fds, PR_OPENV_MAX, &n) < 0 || m.h.type != PR_M_OPEN)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		close(fds[i]);
-	if (m.u.open.err == 0) {
-		/* give the handle back at once */
-		pr_msg_init(&m, PR_W_CLOSE);
-		m.u.close.handle = m.u.open.handle;
-		hw_send(&m);
-		return 0;
-	}
-	return m.u.open.err;
-}
-
 static void closev(const uint32_t *h, size_t n)
 {
 	struct pr_msg m;
@@ -96,6 +74,19 @@ static void closev(const uint32_t *h, size_t n)
 	m.u.closev.nclosed = (uint32_t)n;
 	memcpy(m.u.closev.closed, h, n * sizeof(*h));
 	hw_send(&m);
+}
+
+/* One path alone, its handle given back at once: the error it gets. */
+static int open_single(const char *path)
+{
+	int err;
+	uint32_t h;
+
+	if (openv(&path, 1, NULL, 0, &err, &h) < 0)
+		return -1;
+	if (err == 0)
+		closev(&h, 1);
+	return err;
 }
 
 static int mode_same(char **paths, size_t n)

@@ -42,17 +42,15 @@ static void send_valid(const char *op)
 {
 	struct pr_msg m;
 
-	if (strcmp(op, "CLOSE") == 0) {
-		pr_msg_init(&m, PR_W_CLOSE);
-		m.u.close.handle = 1;
-		hw_send(&m);
+	if (strcmp(op, "CLOSEV") == 0) {
+		hw_send_close(1);
 	} else if (strcmp(op, "IDNAME") == 0) {
 		pr_msg_init(&m, PR_W_IDNAME);
 		m.u.idname.kind = PR_ID_USER;
 		hw_send(&m);
 	} else {
 		hw_send_path(strcmp(op, "LIST") == 0 ? PR_W_LIST : strcmp(op, "STAT") == 0 ? PR_W_STAT :
-			  strcmp(op, "OPEN") == 0 ? PR_W_OPEN : strcmp(op, "XATTR") == 0 ? PR_W_XATTR :
+			  strcmp(op, "OPENV") == 0 ? PR_W_OPENV : strcmp(op, "XATTR") == 0 ? PR_W_XATTR :
 			  PR_W_READLINK, "file", 0);
 	}
 }
@@ -75,37 +73,31 @@ static const char *first_line(int fd, char *buf, size_t cap)
 	return buf;
 }
 
-/* The answer to an OPEN already sent. */
+/* The answer to an OPENV of one path already sent. */
 static int open_answer(const char *path, uint32_t *handle)
 {
 	char line[64];
-	struct pr_msg m;
-	int fd = -1;
+	int fd, err;
 
-	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_OPEN) {
+	if (hw_open_answer(&err, &fd, handle) < 0) {
 		hw_report("OPEN %s no answer", path);
 		return -1;
 	}
-	hw_report("OPEN %s err=%d fd=%s passwd=%s data=%s", path, m.u.open.err, fd >= 0 ? "yes" : "-1",
+	hw_report("OPEN %s err=%d fd=%s passwd=%s data=%s", path, err, fd >= 0 ? "yes" : "-1",
 	       fd >= 0 ? looks_like_passwd(fd) : "no", fd >= 0 ? first_line(fd, line, sizeof(line)) : "");
-	*handle = m.u.open.handle;
 	return fd;
 }
 
 static int do_open(const char *path, uint32_t *handle)
 {
-	hw_send_path(PR_W_OPEN, path, 0);
+	hw_send_path(PR_W_OPENV, path, 0);
 	return open_answer(path, handle);
 }
 
 static void do_close(int fd, uint32_t handle)
 {
-	struct pr_msg m;
-
 	close(fd);
-	pr_msg_init(&m, PR_W_CLOSE);
-	m.u.close.handle = handle;
-	hw_send(&m);
+	hw_send_close(handle);
 }
 
 static void open_close(const char *path)
@@ -250,14 +242,13 @@ static void open_cap(void)
 	for (int i = 0; i < 40; i++)
 		fds[i] = -1;
 	for (int i = 0; i < 40; i++) {
-		struct pr_msg m;
+		int err;
 
-		hw_send_path(PR_W_OPEN, "file", 0);
-		if (hw_answer(&m, &fds[i]) < 0 || m.h.type != PR_M_OPEN)
+		hw_send_path(PR_W_OPENV, "file", 0);
+		if (hw_open_answer(&err, &fds[i], &handles[i]) < 0)
 			break;
-		handles[i] = m.u.open.handle;
 		ok += fds[i] >= 0;
-		emfile += m.u.open.err == EMFILE;
+		emfile += err == EMFILE;
 	}
 	hw_report("CAP ok=%d emfile=%d", ok, emfile);
 	for (int i = 0; i < 40; i++)
@@ -434,14 +425,14 @@ static int fs_swap_mid(void)
 	stat_answer("pub/ok.txt", 0);
 	/* a directory link in the middle of a path: w/hold -> ../pub, swapped
 	 * for one to ../private */
-	hw_send_path(PR_W_OPEN, "w/prsyncd-test-hold/ok.txt", 0);
+	hw_send_path(PR_W_OPENV, "w/prsyncd-test-hold/ok.txt", 0);
 	hw_await("SWAPMID2");
 	hw_send_path(PR_W_STAT, "pub/ok.txt", 0);
 	fd = open_answer("w/prsyncd-test-hold/ok.txt", &h);
 	stat_answer("pub/ok.txt", 0);
 	if (fd >= 0)
 		do_close(fd, h);
-	hw_send_path(PR_W_OPEN, "w/prsyncd-test-hold/s.txt", 0);
+	hw_send_path(PR_W_OPENV, "w/prsyncd-test-hold/s.txt", 0);
 	hw_send_path(PR_W_STAT, "pub/ok.txt", 0);
 	fd = open_answer("w/prsyncd-test-hold/s.txt", &h);
 	stat_answer("pub/ok.txt", 0);
@@ -453,12 +444,41 @@ static int fs_swap_mid(void)
 	return 0;
 }
 
+/* An OPENV of one path: n raw bytes, then `after` where a valid one has its NUL. */
+static int openv_bad_send(struct pr_msg *m, const char *s, uint16_t n, char after)
+{
+	struct pr_w_openv *b = &m->u.openv;
+
+	memcpy(b->data, &n, sizeof(n));
+	memcpy(b->data + sizeof(n), s, n);
+	b->data[sizeof(n) + n] = (unsigned char)after;
+	b->used = (uint32_t)(sizeof(n) + n + 1u);
+	b->count = 1;
+	hw_send(m);
+	return hw_wait_hangup();
+}
+
+/* The path cases of fs_bad, packed as OPENV packs them. */
+static int openv_bad(struct pr_msg *m, const char *c)
+{
+	static char as[PR_RELPATH_MAX];
+
+	memset(as, 'a', sizeof(as));
+	if (strcmp(c, "long") == 0)
+		return openv_bad_send(m, as, (uint16_t)sizeof(as), '\0');
+	if (strcmp(c, "nul") == 0)
+		return openv_bad_send(m, "a\0b", 3, '\0');
+	if (strcmp(c, "unterminated") == 0)
+		return openv_bad_send(m, as, 10, 'a');
+	return openv_bad_send(m, c, (uint16_t)strlen(c), '\0');
+}
+
 /* "bad OP CASE": a request the validator must refuse, after selection. */
 static int fs_bad(const char *op, const char *c)
 {
 	static const struct { const char *name; enum pr_msg_type type; } ops[] = {
-		{ "LIST", PR_W_LIST }, { "OPEN", PR_W_OPEN }, { "STAT", PR_W_STAT },
-		{ "READLINK", PR_W_READLINK }, { "IDNAME", PR_W_IDNAME }, { "CLOSE", PR_W_CLOSE },
+		{ "LIST", PR_W_LIST }, { "OPENV", PR_W_OPENV }, { "STAT", PR_W_STAT },
+		{ "READLINK", PR_W_READLINK }, { "IDNAME", PR_W_IDNAME }, { "CLOSEV", PR_W_CLOSEV },
 		{ "XATTR", PR_W_XATTR },
 	};
 	struct pr_msg m;
@@ -470,11 +490,13 @@ static int fs_bad(const char *op, const char *c)
 	if (i == sizeof(ops) / sizeof(ops[0]) || hw_start("pub") < 0)
 		return 3;
 	pr_msg_init(&m, ops[i].type);
+	if (ops[i].type == PR_W_OPENV)
+		return openv_bad(&m, c);
 	p = ops[i].type == PR_W_STAT || ops[i].type == PR_W_XATTR ? &m.u.stat.path : &m.u.path.path;
 	if (strcmp(c, "kind3") == 0) {
 		m.u.idname.kind = 3;
 	} else if (strcmp(c, "handle0") == 0) {
-		m.u.close.handle = 0;
+		m.u.closev.nclosed = 1; /* and the handle it counts left 0 */
 	} else if (strcmp(c, "flags") == 0) {
 		m.u.stat.flags = 2;
 	} else if (strcmp(c, "long") == 0) {
@@ -753,7 +775,7 @@ int main(void)
 	} else if (strcmp(mode, "fs-after-unknown-module") == 0) {
 		if (hw_start("nosuchmodule") == 0)
 			return 1;
-		hw_send_path(PR_W_OPEN, "file", 0);
+		hw_send_path(PR_W_OPENV, "file", 0);
 	} else if (sscanf(mode, "die %15s", op) == 1) {
 		/* Die by a signal after selection: the confined monitor reports it. */
 		int sig = strcmp(op, "SIGSYS") == 0 ? SIGSYS : SIGTERM;
@@ -767,9 +789,7 @@ int main(void)
 		/* "close-unknown [MODULE]" */
 		if (hw_start(mode[13] == ' ' ? mode + 14 : "pub") < 0)
 			return 1;
-		pr_msg_init(&m, PR_W_CLOSE);
-		m.u.close.handle = 12345;
-		hw_send(&m);
+		hw_send_close(12345);
 	} else if (strncmp(mode, "start-", 6) == 0 || strncmp(mode, "xfer-", 5) == 0) {
 		return xfer_mode(mode);
 	} else if (strcmp(mode, "silent") == 0) {

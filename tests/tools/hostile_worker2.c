@@ -4,7 +4,7 @@
  * the monitor exactly like the real worker (client socket on fd 3, channel
  * on fd 4), it reads one mode line from the test client and then:
  *
- *   hdr FAULT TYPE   a worker request of TYPE (every one of the sixteen),
+ *   hdr FAULT TYPE   a worker request of TYPE (every one of the fourteen),
  *                    broken in one way: len (body length), fd (a descriptor
  *                    rides along), flagfd (descriptor flag, no descriptor),
  *                    flagbad (unknown flag bit), magic, field (a body field
@@ -91,14 +91,13 @@ static int begin_auth(void)
 	return 0;
 }
 
-/* --- the sixteen worker requests, valid, then broken ----------------------- */
+/* --- the fourteen worker requests, valid, then broken ---------------------- */
 
 /* fs: 1 = after selecting "pub", 2 = after the challenge of "auth" */
 static const struct { const char *name; enum pr_msg_type type; int fs; } wtypes[] = {
 	{ "READY", PR_W_READY, 0 },     { "LOG", PR_W_LOG, 0 },       { "MODLIST", PR_W_MODLIST, 0 },
 	{ "SELECT", PR_W_SELECT, 0 },   { "EXIT", PR_W_EXIT, 0 },     { "LIST", PR_W_LIST, 1 },
-	{ "STAT", PR_W_STAT, 1 },       { "OPEN", PR_W_OPEN, 1 },     { "CLOSE", PR_W_CLOSE, 1 },
-	{ "READLINK", PR_W_READLINK, 1 }, { "IDNAME", PR_W_IDNAME, 1 },
+	{ "STAT", PR_W_STAT, 1 },       { "READLINK", PR_W_READLINK, 1 }, { "IDNAME", PR_W_IDNAME, 1 },
 	{ "HELLO", PR_W_HELLO, 0 },     { "AUTH", PR_W_AUTH, 2 }, { "XATTR", PR_W_XATTR, 1 },
 	{ "OPENV", PR_W_OPENV, 1 },     { "CLOSEV", PR_W_CLOSEV, 1 },
 };
@@ -106,7 +105,7 @@ static const struct { const char *name; enum pr_msg_type type; int fs; } wtypes[
 static const struct { const char *name; enum pr_msg_type type; } mtypes[] = {
 	{ "INIT", PR_M_INIT }, { "MODLIST", PR_M_MODLIST }, { "MODLIST_END", PR_M_MODLIST_END },
 	{ "SELECT", PR_M_SELECT }, { "LIST", PR_M_LIST }, { "LIST_END", PR_M_LIST_END },
-	{ "STAT", PR_M_STAT }, { "OPEN", PR_M_OPEN }, { "READLINK", PR_M_READLINK },
+	{ "STAT", PR_M_STAT }, { "READLINK", PR_M_READLINK },
 	{ "IDNAME", PR_M_IDNAME }, { "AUTHREQ", PR_M_AUTHREQ }, { "XATTR", PR_M_XATTR }, { "XATTR_END", PR_M_XATTR_END }, { "OPENV", PR_M_OPENV },
 };
 
@@ -118,8 +117,7 @@ static void build_valid(struct pr_msg *m, enum pr_msg_type t)
 	case PR_W_LOG: m->u.log.level = PR_LOG_INFO; pr_str_set_text(&m->u.log.text, "x"); break;
 	case PR_W_SELECT: pr_str_set_name(&m->u.wselect.module, "pub"); break;
 	case PR_W_STAT: case PR_W_XATTR: pr_str_set_relpath(&m->u.stat.path, "file"); break;
-	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "file"); break;
-	case PR_W_CLOSE: m->u.close.handle = 1; break;
+	case PR_W_LIST: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "file"); break;
 	case PR_W_IDNAME: m->u.idname.kind = PR_ID_USER; break;
 	case PR_W_HELLO: m->u.hello.protocol = 32; pr_str_set_text(&m->u.hello.digests, "sha512 md5"); break;
 	case PR_W_AUTH: pr_str_set_text(&m->u.auth.line, "alice AAAA"); break;
@@ -138,8 +136,7 @@ static int bad_field(struct pr_msg *m)
 	case PR_W_SELECT: pr_str_set_name(&m->u.wselect.module, ""); return 1;
 	case PR_W_EXIT: m->u.exit.code = 256; return 1;
 	case PR_W_STAT: case PR_W_XATTR: m->u.stat.flags = 0x80; return 1;
-	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "a/../file"); return 1;
-	case PR_W_CLOSE: m->u.close.handle = 0; return 1;
+	case PR_W_LIST: case PR_W_READLINK: pr_str_set_relpath(&m->u.path.path, "a/../file"); return 1;
 	case PR_W_IDNAME: m->u.idname.kind = 0; return 1;
 	case PR_W_HELLO: m->u.hello.protocol = 26; return 1;
 	case PR_W_AUTH: pr_str_set_text(&m->u.auth.line, "alice AAAA\nbob BBBB"); return 1;
@@ -160,7 +157,7 @@ static int bad_str(struct pr_msg *m)
 	case PR_W_LOG: s = m->u.log.text.s; cap = sizeof(m->u.log.text.s); len = &m->u.log.text.len; break;
 	case PR_W_SELECT: s = m->u.wselect.module.s; cap = sizeof(m->u.wselect.module.s); len = &m->u.wselect.module.len; break;
 	case PR_W_STAT: case PR_W_XATTR: s = m->u.stat.path.s; cap = sizeof(m->u.stat.path.s); len = &m->u.stat.path.len; break;
-	case PR_W_LIST: case PR_W_OPEN: case PR_W_READLINK:
+	case PR_W_LIST: case PR_W_READLINK:
 		s = m->u.path.path.s; cap = sizeof(m->u.path.path.s); len = &m->u.path.path.len; break;
 	case PR_W_HELLO: s = m->u.hello.digests.s; cap = sizeof(m->u.hello.digests.s); len = &m->u.hello.digests.len; break;
 	case PR_W_AUTH: s = m->u.auth.line.s; cap = sizeof(m->u.auth.line.s); len = &m->u.auth.line.len; break;
@@ -405,7 +402,7 @@ static int mode_oos(const char *c)
 		if (hw_select("pub") < 0)
 			return 1;
 		hw_send_exit();
-		hw_send_path(PR_W_OPEN, "file", 0);
+		hw_send_path(PR_W_OPENV, "file", 0);
 	} else if (strcmp(c, "XATTR-before-SELECT") == 0) {
 		hw_ready();
 		hw_send_path(PR_W_XATTR, "file", 0);
@@ -507,27 +504,20 @@ static int mode_repeat_idname(int n)
 
 static int open_one(const char *path, uint32_t *handle, int *err)
 {
-	struct pr_msg m;
-	int fd = -1;
+	int fd;
 
-	hw_send_path(PR_W_OPEN, path, 0);
-	if (hw_answer(&m, &fd) < 0 || m.h.type != PR_M_OPEN) {
+	hw_send_path(PR_W_OPENV, path, 0);
+	if (hw_open_answer(err, &fd, handle) < 0) {
 		*err = -1;
 		return -1;
 	}
-	*err = m.u.open.err;
-	*handle = m.u.open.handle;
 	return fd;
 }
 
 static void close_one(int fd, uint32_t handle)
 {
-	struct pr_msg m;
-
 	close(fd);
-	pr_msg_init(&m, PR_W_CLOSE);
-	m.u.close.handle = handle;
-	hw_send(&m);
+	hw_send_close(handle);
 }
 
 /* N opens, none closed: the monitor's quota answers EMFILE beyond 32. */

@@ -46,13 +46,10 @@ static const struct type_info types[] = {
 	{ PR_M_LIST, PR_DIR_TO_WORKER, sizeof(struct pr_m_list), 0 },
 	{ PR_M_LIST_END, PR_DIR_TO_WORKER, sizeof(struct pr_m_list_end), 0 },
 	{ PR_M_STAT, PR_DIR_TO_WORKER, sizeof(struct pr_m_stat), 0 },
-	{ PR_M_OPEN, PR_DIR_TO_WORKER, sizeof(struct pr_m_open), 1 },
 	{ PR_M_READLINK, PR_DIR_TO_WORKER, sizeof(struct pr_m_readlink), 0 },
 	{ PR_M_IDNAME, PR_DIR_TO_WORKER, sizeof(struct pr_m_idname), 0 },
 	{ PR_W_LIST, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0 },
 	{ PR_W_STAT, PR_DIR_TO_MONITOR, sizeof(struct pr_w_stat), 0 },
-	{ PR_W_OPEN, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0 },
-	{ PR_W_CLOSE, PR_DIR_TO_MONITOR, sizeof(struct pr_w_close), 0 },
 	{ PR_W_READLINK, PR_DIR_TO_MONITOR, sizeof(struct pr_w_path), 0 },
 	{ PR_W_IDNAME, PR_DIR_TO_MONITOR, sizeof(struct pr_w_idname), 0 },
 	{ PR_M_AUTHREQ, PR_DIR_TO_WORKER, sizeof(struct pr_m_authreq), 0 },
@@ -251,20 +248,23 @@ static void base_mstat_link(struct pr_msg *m)
 	set_name(&m->u.mstat.link, "../target");
 }
 
-/* OPEN answer that failed: no descriptor. */
+/* The answer to an OPENV of one path that failed: no descriptor. */
 static void base_open_err(struct pr_msg *m)
 {
-	pr_msg_init(m, PR_M_OPEN);
-	m->u.open.err = ENOENT;
+	pr_msg_init(m, PR_M_OPENV);
+	m->u.mopenv.count = 1;
+	m->u.mopenv.e[0].err = ENOENT;
 }
 
-/* OPEN answer that succeeded: validate with have_fd = 1. */
+/* The answer to an OPENV of one path that succeeded: validate with
+ * have_fd = 1. */
 static void base_open_fd(struct pr_msg *m)
 {
-	pr_msg_init(m, PR_M_OPEN);
-	m->u.open.err = 0;
-	m->u.open.handle = 7;
-	m->u.open.st = st_of(M_REG);
+	pr_msg_init(m, PR_M_OPENV);
+	m->u.mopenv.count = 1;
+	m->u.mopenv.nfds = 1;
+	m->u.mopenv.e[0].handle = 7;
+	m->u.mopenv.e[0].st = st_of(M_REG);
 	m->h.flags = PR_F_FD;
 }
 
@@ -293,12 +293,6 @@ static void base_wstat(struct pr_msg *m)
 	pr_msg_init(m, PR_W_STAT);
 	m->u.stat.flags = 0;
 	set_relpath(&m->u.stat.path, "dir/file");
-}
-
-static void base_wopen(struct pr_msg *m)
-{
-	pr_msg_init(m, PR_W_OPEN);
-	set_relpath(&m->u.path.path, "dir/file");
 }
 
 static void base_wreadlink(struct pr_msg *m)
@@ -397,20 +391,14 @@ static void build(struct pr_msg *m, enum pr_msg_type t)
 	case PR_M_LIST: base_list(m); return;
 	case PR_M_LIST_END: base_list_end(m); return;
 	case PR_M_STAT: base_mstat(m); return;
-	case PR_M_OPEN: base_open_err(m); return; /* the descriptor-less answer */
 	case PR_M_READLINK: base_readlink(m); return;
 	case PR_M_IDNAME: base_midname(m); return;
 	case PR_W_LIST: base_wlist(m); return;
 	case PR_W_STAT: base_wstat(m); return;
-	case PR_W_OPEN: base_wopen(m); return;
 	case PR_W_READLINK: base_wreadlink(m); return;
 	case PR_W_XATTR: base_wxattr(m); return;
 	case PR_M_XATTR: base_mxattr(m); return;
 	case PR_M_XATTR_END: base_mxattr_end(m); return;
-	case PR_W_CLOSE:
-		pr_msg_init(m, t);
-		m->u.close.handle = 7;
-		return;
 	case PR_W_START: base_start(m); return;
 	case PR_M_XFERLOG: base_xferlog(m); return;
 	case PR_W_XFER: base_xfer(m); return;
@@ -588,7 +576,8 @@ static void test_unknown_types(void)
 	/* gaps of the enum, its ends, and real types with a high byte set
 	 * (a validator comparing only the low byte would take them) */
 	static const uint16_t bad[] = { PR_MSG_NONE, 12, 14, 17, 21, 26, 63, PR_MSG_TYPE_MAX, 80, 86, 90,
-					127, 128, 0x0100 | PR_M_INIT, 0x0100 | PR_M_OPEN,
+					8, 71, 72, /* retired: OPEN's answer, OPEN, CLOSE */
+					127, 128, 0x0100 | PR_M_INIT, 0x0100 | PR_M_OPENV,
 					0x0100 | PR_W_READY, 0x0100 | PR_W_STAT, 0x8000,
 					0xfffe, 0xffff };
 	struct pr_msg m;
@@ -610,7 +599,7 @@ static void test_unknown_types(void)
 		m.h.len = sizeof(struct pr_w_path);
 		expect(PR_MSG_EBADTYPE, &m, PR_DIR_TO_MONITOR, 0, what);
 		m.h.flags = PR_F_FD;
-		m.h.len = sizeof(struct pr_m_open);
+		m.h.len = sizeof(struct pr_m_openv);
 		expect(PR_MSG_EBADTYPE, &m, PR_DIR_TO_WORKER, 1, what);
 	}
 }
@@ -699,12 +688,6 @@ static void test_fd_rules(void)
 	base_open_err(&m);
 	m.h.flags = PR_F_FD;
 	expect(PR_MSG_EBADFD, &m, PR_DIR_TO_WORKER, 1, "OPEN err ENOENT with a descriptor");
-	base_open_err(&m);
-	m.u.open.handle = 7;
-	m.u.open.st = st_of(M_REG);
-	m.h.flags = PR_F_FD;
-	expect(PR_MSG_EBADFD, &m, PR_DIR_TO_WORKER, 1,
-	       "OPEN err ENOENT, otherwise complete, with a descriptor");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1079,7 +1062,7 @@ static void relpath_case(int want, const char *s, size_t len, const char *what)
 #define RP(want, lit) relpath_case((want), (lit), sizeof(lit) - 1, "\"" lit "\"")
 
 static void (*const path_bases[])(struct pr_msg *) = {
-	base_wlist, base_wstat, base_wopen, base_wreadlink, base_wxattr,
+	base_wlist, base_wstat, base_wreadlink, base_wxattr,
 };
 
 static struct pr_str_relpath *path_field(struct pr_msg *m)
@@ -1339,10 +1322,6 @@ static void test_xattr_fields(void)
 
 static void test_close_idname_fields(void)
 {
-	FIELD(PR_W_CLOSE, PR_MSG_EBADFIELD, u.close.handle, 0, "handle 0");
-	FIELD(PR_W_CLOSE, PR_MSG_OK, u.close.handle, 1, "handle 1");
-	FIELD(PR_W_CLOSE, PR_MSG_OK, u.close.handle, 0xffffffffu, "handle huge");
-
 	FIELD(PR_W_IDNAME, PR_MSG_EBADFIELD, u.idname.kind, 0, "kind 0");
 	FIELD(PR_W_IDNAME, PR_MSG_EBADFIELD, u.idname.kind, 3, "kind 3");
 	FIELD(PR_W_IDNAME, PR_MSG_EBADFIELD, u.idname.kind, 0xffffffffu, "kind huge");
@@ -1520,61 +1499,6 @@ static void test_mstat_fields(void)
 	}
 	FIELD(PR_M_STAT, PR_MSG_OK, u.mstat.st.mtime_nsec, 0, "mtime_nsec 0");
 	FIELD(PR_M_STAT, PR_MSG_OK, u.mstat.st.atime_nsec, 999999999u, "atime_nsec 999999999");
-}
-
-static void test_open_fields(void)
-{
-	struct pr_msg m;
-
-	base_open_fd(&m);
-	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 1, "err 0 with descriptor");
-	m.u.open.handle = 0;
-	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 1, "err 0, handle 0");
-	base_open_fd(&m);
-	m.u.open.handle = 0xffffffffu;
-	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 1, "err 0, handle huge");
-	for (size_t i = 0; i < NGOOD_MODES; i++) {
-		char what[64];
-
-		base_open_fd(&m);
-		m.u.open.st = st_of(good_modes[i]);
-		snprintf(what, sizeof(what), "err 0, mode 0%o", (unsigned)good_modes[i]);
-		expect((good_modes[i] & 0170000) == 0100000 ? PR_MSG_OK : PR_MSG_EBADFIELD, &m,
-		       PR_DIR_TO_WORKER, 1, what);
-	}
-	for (size_t i = 0; i < NBAD_STATS; i++) {
-		base_open_fd(&m);
-		apply_bad_stat(&m.u.open.st, &bad_stats[i]);
-		expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 1, bad_stats[i].what);
-	}
-
-	/* failure: no descriptor; stat and handle mean nothing */
-	base_open_err(&m);
-	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "err ENOENT, no descriptor");
-	m.u.open.st = st_garbage();
-	m.u.open.handle = 0;
-	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "err ENOENT, garbage stat");
-	m.u.open.err = 4095;
-	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "err 4095");
-	m.u.open.err = 4096;
-	reject(&m, PR_DIR_TO_WORKER, 0, "err 4096");
-	m.u.open.err = -1;
-	reject(&m, PR_DIR_TO_WORKER, 0, "err -1");
-	m.u.open.err = INT32_MIN;
-	reject(&m, PR_DIR_TO_WORKER, 0, "err INT32_MIN");
-	m.h.flags = PR_F_FD;
-	reject(&m, PR_DIR_TO_WORKER, 1, "err INT32_MIN with descriptor");
-	m.u.open.err = -1;
-	reject(&m, PR_DIR_TO_WORKER, 1, "err -1 with descriptor");
-	m.u.open.err = EISDIR;
-	expect(PR_MSG_EBADFD, &m, PR_DIR_TO_WORKER, 1, "err EISDIR with descriptor");
-
-	/* a directory opened "successfully" */
-	base_open_fd(&m);
-	m.u.open.st = st_of(M_DIR);
-	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 1, "err 0, directory");
-	m.h.flags = 0;
-	reject(&m, PR_DIR_TO_WORKER, 0, "err 0, directory, no descriptor");
 }
 
 static void test_readlink_fields(void)
@@ -2128,7 +2052,6 @@ static const struct str_field str_fields[] = {
 	SF("midname.name", base_midname, u.midname.name, "n", 0),
 	SFP("wlist.path", base_wlist, u.path.path),
 	SFP("wstat.path", base_wstat, u.stat.path),
-	SFP("wopen.path", base_wopen, u.path.path),
 	SFP("wreadlink.path", base_wreadlink, u.path.path),
 	SF("start.request", base_start, u.start.request, "", 0),
 	SF("xferlog.format", base_xferlog, u.xferlog.format, "", OFF(u.xferlog.host)),
@@ -2692,16 +2615,16 @@ static void test_ipc_open(void)
 	CHECK(pr_ipc_send(&c.mon, &m, p[0]) == 0 && m.h.seq == 1 && m.h.flags == PR_F_FD);
 	CHECK(pr_ipc_recv(&c.wrk, &r, &fd, &why) == PR_IPC_OK);
 	CHECK_MSG(fd >= 0 && fd != p[0] && fd != p[1], "OPEN: received fd %d", fd);
-	CHECK(r.h.type == PR_M_OPEN && r.u.open.err == 0 && r.u.open.handle == 7 &&
-	      r.u.open.st.mode == M_REG);
+	CHECK(r.h.type == PR_M_OPENV && r.u.mopenv.e[0].err == 0 && r.u.mopenv.e[0].handle == 7 &&
+	      r.u.mopenv.e[0].st.mode == M_REG);
 	CHECK(count_fds() == before + 1);
 	if (fd >= 0)
 		close(fd);
 
 	base_open_err(&m);
 	CHECK(pr_ipc_send(&c.mon, &m, -1) == 0 && m.h.seq == 2);
-	expect_recv(&c.wrk, &r, PR_M_OPEN, 2, "OPEN err ENOENT");
-	CHECK(r.u.open.err == ENOENT);
+	expect_recv(&c.wrk, &r, PR_M_OPENV, 2, "OPEN err ENOENT");
+	CHECK(r.u.mopenv.e[0].err == ENOENT);
 
 	/* success without the descriptor; failure with one */
 	base_open_fd(&m);
@@ -2719,7 +2642,7 @@ static void test_ipc_open(void)
 	/* raw: a success for a directory, with its descriptor */
 	base_open_fd(&m);
 	m.h.seq = 1;
-	m.u.open.st = st_of(M_DIR);
+	m.u.mopenv.e[0].st = st_of(M_DIR);
 	fd_reject_case(&m, REC(&m), 1, "out of range", "OPEN of a directory with descriptor");
 	base_open_err(&m);
 	m.h.seq = 1;
@@ -2891,7 +2814,6 @@ int main(void)
 	test_xferlog_fields();
 	test_list_end_fields();
 	test_mstat_fields();
-	test_open_fields();
 	test_readlink_fields();
 	test_list_entries();
 	test_list_framing();
