@@ -12,7 +12,6 @@
 #include "msg_check.h"
 
 struct msg_row {
-	uint16_t type;
 	const char *name;
 	enum pr_msg_dir dir;
 	uint32_t len;
@@ -157,13 +156,14 @@ _Static_assert(PR_ID_GROUP == PR_ID_USER + 1, "id kinds PR_ID_USER..PR_ID_GROUP 
 /* A monitor's type: its body and how many descriptors it may carry.  A
  * worker's: its body (never a descriptor) and its fields' rules, strings
  * first (the error a malformed record gets is the one it always got). */
-#define M(t, body, fds) { t, #t, PR_DIR_TO_WORKER, body, fds, { { F_END, 0, 0, 0 } } }
-#define W(t, body, ...) { t, #t, PR_DIR_TO_MONITOR, body, 0, { __VA_ARGS__ } }
+#define M(t, body, fds) [t] = { #t, PR_DIR_TO_WORKER, body, fds, { { F_END, 0, 0, 0 } } }
+#define W(t, body, ...) [t] = { #t, PR_DIR_TO_MONITOR, body, 0, { __VA_ARGS__ } }
 #define STR(k, f) { k, offsetof(struct pr_msg, u.f), 0, sizeof(((struct pr_msg *)0)->u.f.s) }
 #define U32(f, lo, hi) { F_RANGE, offsetof(struct pr_msg, u.f), lo, hi }
 #define BODY(k) { k, 0, 0, 0 }
 
-static const struct msg_row rows[] = {
+/* Indexed by type: a number without a row (name NULL) is unknown. */
+static const struct msg_row rows[PR_MSG_TYPE_MAX] = {
 	M(PR_M_INIT, sizeof(struct pr_m_init), 1),
 	M(PR_M_MODLIST, sizeof(struct pr_m_modlist), 0),
 	M(PR_M_MODLIST_END, 0, 0),
@@ -198,10 +198,7 @@ static const struct msg_row rows[] = {
 
 static const struct msg_row *row_for(uint16_t type)
 {
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		if (rows[i].type == type)
-			return &rows[i];
-	return NULL;
+	return type < PR_MSG_TYPE_MAX && rows[type].name != NULL ? &rows[type] : NULL;
 }
 
 const char *pr_msg_type_name(uint16_t type)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Batched opens (PR_W_OPENV / PR_W_CLOSEV) against the real session monitor,
 # from a hostile worker (tests/tools/hostile_openv.c): every path is judged
-# by OPENV exactly as by OPEN (missing names, directories, devices, fifos,
+# in a batch of sixteen exactly as alone (missing names, directories, devices, fifos,
 # symlinks inside and out of the module, names the module's filters hide,
 # links into them); the descriptor quota holds whatever the batching (32
 # out, the rest EMFILE, freed only by a report of closes); thousands of

@@ -4,9 +4,9 @@
  * (client socket on fd 3, channel on fd 4), it reads one line "MODE MODULE"
  * from the test client, selects MODULE, and then:
  *
- *   same PATH...       each path by OPEN, then all of them by one OPENV:
- *                      prints "SAME i err_open err_openv" per path and
- *                      "SAME-ALL yes|no" (the monitor judges both alike)
+ *   same PATH...       each path alone (an OPENV of one), then all of them
+ *                      by one OPENV: prints "SAME i err_alone err_batch"
+ *                      per path and "SAME-ALL yes|no" (judged alike)
  *   quota N            OPENVs of 16 paths without reporting a close, N
  *                      paths in all: "QUOTA ok=.. emfile=.."; then one
  *                      OPENV reporting every handle closed: "AFTER ok=.."
