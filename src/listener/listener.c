@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fds.h"
+#include "monotime.h"
 #include "sockopts.h"
 #include "listener.h"
 #include "log.h"
@@ -52,14 +53,6 @@ struct lsn {
 };
 
 static char monitor_exe[4096];
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A helper binary: next to our own executable (a build tree, or a package
  * that keeps them together), else in the libexec directory. */

@@ -25,6 +25,7 @@
 #include "hostlist.h"
 #include "lchan.h"
 #include "log.h"
+#include "monotime.h"
 #include "proxy.h"
 
 static const uint8_t sig2[12] = { '\r', '\n', '\r', '\n', 0, '\r', '\n', 'Q', 'U', 'I', 'T', '\n' };
@@ -167,14 +168,6 @@ int proxy_parse(const uint8_t *buf, size_t len, struct proxy_addr *out, const ch
 	if (len > PROXY_HEADER_MAX || proxy_need(buf, len, &w) != 0)
 		return bad(why, w ? w : "incomplete header");
 	return buf[0] == 'P' ? parse_v1(buf, len, out, why) : parse_v2(buf, len, out, why);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int proxy_read_header(int fd, int timeout_ms, struct proxy_addr *out, const char **why)

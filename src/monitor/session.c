@@ -42,6 +42,7 @@
 #include "ipc.h"
 #include "lchan.h"
 #include "log.h"
+#include "monotime.h"
 #include "prefault.h"
 #include "modlog.h"
 #include "modvars.h"
@@ -134,14 +135,6 @@ static const struct request requests[] = {
 	{ PR_W_OPENV,    ST_MODULE,                             NULL, fs_openv },
 	{ PR_W_CLOSEV,   ST_MODULE,                             NULL, fs_closev },
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int send_msg(struct session *s, struct pr_msg *m, int fd)
 {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lchan.h"
+#include "monotime.h"
 
 struct lchan_type_row {
 	uint16_t type;
@@ -165,14 +166,6 @@ ssize_t lchan_recv(struct lchan *c, struct lchan_msg *m, const char **why)
 		return -2;
 	}
 	return n;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int lchan_ask(struct lchan *c, struct lchan_msg *req, struct lchan_answer *ans,
