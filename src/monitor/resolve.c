@@ -73,8 +73,8 @@ struct found {
 	int pfd;           /* O_PATH | O_NOFOLLOW descriptor, or -1 */
 	struct stat st;
 	int dir;           /* the directory to open it from */
-	char name[PR_RELPATH_MAX]; /* its name there: one component, "" for dir
-				    * itself, or the request's path from f->root */
+	const char *name;  /* its name there: the request's path from f->root, one
+			    * component in the walk's rest, or "" for dir itself */
 };
 
 /* Look name up from dir, in place of what o->pfd held: the fast path (the
@@ -84,9 +84,9 @@ static int look_up(int dir, const char *name, struct found *o)
 {
 	if (o->pfd >= 0)
 		close(o->pfd);
+	o->name = name;
 	if ((o->pfd = openat2_one(dir, name, O_PATH)) < 0 || fstat(o->pfd, &o->st) < 0)
 		return errno;
-	strcpy(o->name, name); /* fits: the validator bounds a request's path, a walk's names are <= 255 bytes */
 	return 0;
 }
 
@@ -162,30 +162,31 @@ static int follow_link(struct fsreq *f, const char *path, struct walk *k, struct
 
 /*
  * The slow path: walk one name at a time from o->dir (f->root).  On
- * success o->dir is the directory held and o->name the last name in it;
- * on error the caller closes what o holds.
+ * success o->dir is the directory held and o->name the last name in it
+ * (in the caller's k); on error the caller closes what o holds.
  */
-static int find_walking(struct fsreq *f, const char *path, const struct res_how *how, struct found *o)
+static int find_walking(struct fsreq *f, const char *path, const struct res_how *how, struct walk *k,
+			struct found *o)
 {
-	struct walk k = { .pos = REST_MAX - strlen(path) };
 	struct mf_walk *c = &f->canon;
 	uint64_t budget = (uint64_t)RES_WORK_MAX * (f->hide.words + f->hide.n + 1), start = c->steps;
 	int e;
 
-	memcpy(k.rest + k.pos, path, REST_MAX - k.pos);
+	*k = (struct walk){ .pos = REST_MAX - strlen(path) };
+	memcpy(k->rest + k->pos, path, REST_MAX - k->pos);
 	mfw_root(c);
 	for (;;) {
-		char *name = k.rest + k.pos + strspn(k.rest + k.pos, "/");
+		char *name = k->rest + k->pos + strspn(k->rest + k->pos, "/");
 		size_t n = strcspn(name, "/");
 		int trail = name[n] == '/', last; /* trail: it must be a directory */
 		unsigned j;
 
-		k.pos = (size_t)(name - k.rest) + n + strspn(name + n, "/");
-		last = k.pos == REST_MAX;
+		k->pos = (size_t)(name - k->rest) + n + strspn(name + n, "/");
+		last = k->pos == REST_MAX;
 		name[n] = '\0'; /* a '/' walked past, or the end */
 		if (n == 1 && name[0] == '.')
 			continue;
-		if (++k.steps > RES_STEPS_MAX || c->steps - start > budget)
+		if (++k->steps > RES_STEPS_MAX || c->steps - start > budget)
 			return refused(f, path, "in", ELOOP);
 		if (n == 2 && name[0] == '.' && name[1] == '.') {
 			if (c->depth == 0)
@@ -210,11 +211,11 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 		if (j & (S_ISDIR(o->st.st_mode) ? MF_DIR : MF_OTHER))
 			return ENOENT; /* hidden as what it is, a link too */
 		if (S_ISLNK(o->st.st_mode) && (trail || how->follow)) {
-			if (last && how->follow > 1 && !k.fresh) {
-				k.links = 0; /* as a stat from the directory's descriptor */
-				k.fresh = 1;
+			if (last && how->follow > 1 && !k->fresh) {
+				k->links = 0; /* as a stat from the directory's descriptor */
+				k->fresh = 1;
 			}
-			if ((e = follow_link(f, path, &k, o)) != 0)
+			if ((e = follow_link(f, path, k, o)) != 0)
 				return e;
 			continue;
 		}
@@ -261,38 +262,31 @@ static int open_found(const struct res_how *how, struct found *o, struct res *r)
 /*
  * The common OPEN in three system calls instead of five: a regular file
  * reached without a symlink.  Its type is judged by fstatat before
- * anything is opened (a device or a fifo is never opened here), the open
- * itself refuses any symlink on the way, and both must name the same
- * file.  Anything else (a link, another type, a race, an error) returns -1
- * and goes the general way below, which gives the answer.  Filters: with
- * no link on the way the request's path is the real one, judged by name.
- * (fstatat may pass a link in a directory of the path: it only decides
- * whether to try; what is opened is openat2's, which refuses links.)
- * It serves OPEN, which follows a final link, as well: a final link is
- * no regular file to fstatat, so it goes the general way, which follows.
+ * anything is opened (a device or a fifo is never opened here), then
+ * open_found opens it as it opens what a lookup found: the open refuses
+ * any symlink on the way, and both must name the same file.  Anything
+ * else (a link, another type, a race, an error) returns -1 and goes the
+ * general way below, which gives the answer.  Filters: with no link on
+ * the way the request's path is the real one, judged by name.  (fstatat
+ * may pass a link in a directory of the path: it only decides whether to
+ * try; what is opened is openat2's, which refuses links.)  It serves
+ * OPEN, which follows a final link, as well: a final link is no regular
+ * file to fstatat, so it goes the general way, which follows.
  */
 static int open_regular_direct(struct fsreq *f, const char *path, const struct res_how *how, struct res *r)
 {
-	struct stat pre;
-	int fd;
+	struct found o = { .pfd = -1, .dir = f->root, .name = path };
 
-	if (path[0] == '\0' || fstatat(f->root, path, &pre, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pre.st_mode))
+	if (path[0] == '\0' || fstatat(f->root, path, &o.st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(o.st.st_mode))
 		return -1;
-	if ((fd = openat2_one(f->root, path, how->oflags)) < 0)
-		return -1;
-	if (fstat(fd, &r->st) < 0 || !S_ISREG(r->st.st_mode) || r->st.st_dev != pre.st_dev ||
-	    r->st.st_ino != pre.st_ino) {
-		close(fd);
-		return -1;
-	}
-	r->fd = fd;
-	return 0;
+	return open_found(how, &o, r) == 0 ? 0 : -1;
 }
 
 int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct res *r)
 {
 	const char *slash = strrchr(path, '/'), *lastname = slash ? slash + 1 : path;
 	unsigned byname = mfw_walk_path(&f->byname, path, MF_BOTH);
+	struct walk k;
 	struct found o;
 	int e = EAGAIN;
 
@@ -305,12 +299,9 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 	for (int tries = 0; e == EAGAIN && tries < OPEN_RETRIES; tries++) {
 		o.pfd = -1;
 		o.dir = f->root;
-		r->walked = 0;
 		e = look_up(f->root, path, &o);
-		if (e == ELOOP || (e == 0 && S_ISLNK(o.st.st_mode) && how->follow)) {
-			r->walked = 1;
-			e = find_walking(f, path, how, &o);
-		}
+		if ((r->walked = e == ELOOP || (e == 0 && S_ISLNK(o.st.st_mode) && how->follow)))
+			e = find_walking(f, path, how, &k, &o);
 		if (e == 0 && (byname & (S_ISDIR(o.st.st_mode) ? MF_DIR : MF_OTHER)))
 			e = ENOENT; /* the request's name, with the type it really has */
 		if (e == 0)
