@@ -104,20 +104,6 @@ struct walk {
 	int fresh;               /* the last component's own link budget began */
 };
 
-/* Put a link's target in front of what is left to walk. */
-static int splice_target(struct walk *k, const char *target, size_t n)
-{
-	int sep = k->pos < REST_MAX;
-
-	if (k->pos < n + (size_t)sep)
-		return ENAMETOOLONG;
-	if (sep)
-		k->rest[--k->pos] = '/';
-	k->pos -= n;
-	memcpy(k->rest + k->pos, target, n);
-	return 0;
-}
-
 #ifdef PRSYNCD_TEST_HOOKS
 /* Test builds: a link named HOLD_NAME is held, looked up but not yet read,
  * until the worker sends its next request (at most 10 s); the log line
@@ -138,11 +124,13 @@ static void test_hold(struct fsreq *f, const char *name)
 }
 #endif
 
-/* Read the link held by o->pfd and splice its target in. */
+/* Read the link held by o->pfd and put its target in front of what is
+ * left to walk. */
 static int follow_link(struct fsreq *f, const char *path, struct walk *k, struct found *o)
 {
 	char target[PR_RELPATH_MAX];
 	ssize_t n;
+	int sep = k->pos < REST_MAX; /* a '/' between the target and the rest */
 
 	test_hold(f, o->name);
 	n = readlinkat(o->pfd, "", target, sizeof(target));
@@ -157,7 +145,13 @@ static int follow_link(struct fsreq *f, const char *path, struct walk *k, struct
 		o->dir = f->root;
 		mfw_root(&f->canon);
 	}
-	return splice_target(k, target, (size_t)n);
+	if (k->pos < (size_t)n + (size_t)sep)
+		return ENAMETOOLONG;
+	if (sep)
+		k->rest[--k->pos] = '/';
+	k->pos -= (size_t)n;
+	memcpy(k->rest + k->pos, target, (size_t)n);
+	return 0;
 }
 
 /*
