@@ -90,11 +90,12 @@ static int look_up(int dir, const char *name, struct found *o)
 	return 0;
 }
 
-static void drop_dir(struct fsreq *f, struct found *o)
+/* Hold dir as the walk's directory (-1: none), closing the one held. */
+static void set_dir(struct fsreq *f, struct found *o, int dir)
 {
 	if (o->dir >= 0 && o->dir != f->root)
 		close(o->dir);
-	o->dir = -1;
+	o->dir = dir;
 }
 
 struct walk {
@@ -141,8 +142,7 @@ static int follow_link(struct fsreq *f, const char *path, struct walk *k, struct
 	if (target[0] == '/') {
 		/* as in rsyncd's chroot: from the module root */
 		above_root(f, path);
-		drop_dir(f, o);
-		o->dir = f->root;
+		set_dir(f, o, f->root);
 		mfw_root(&f->canon);
 	}
 	if (k->pos < (size_t)n + (size_t)sep)
@@ -186,7 +186,7 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			if (c->depth == 0)
 				above_root(f, path); /* the root's ".." is the root */
 			mfw_pop(c);
-			drop_dir(f, o);
+			set_dir(f, o, -1);
 			continue;
 		}
 		if (n > 255)
@@ -219,8 +219,7 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 			return ENAMETOOLONG;
 		if (last)
 			return 0;
-		drop_dir(f, o);
-		o->dir = o->pfd;
+		set_dir(f, o, o->pfd);
 		o->pfd = -1;
 	}
 }
@@ -291,18 +290,15 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 	    open_regular_direct(f, path, how, r) == 0)
 		e = 0;
 	for (int tries = 0; e == EAGAIN && tries < OPEN_RETRIES; tries++) {
-		o.pfd = -1;
-		o.dir = f->root;
+		o = (struct found){ .pfd = -1, .dir = f->root };
 		e = look_up(f->root, path, &o);
 		if ((r->walked = e == ELOOP || (e == 0 && S_ISLNK(o.st.st_mode) && how->follow)))
 			e = find_walking(f, path, how, &k, &o);
-		if (e == 0 && (byname & (S_ISDIR(o.st.st_mode) ? MF_DIR : MF_OTHER)))
-			e = ENOENT; /* the request's name, with the type it really has */
-		if (e == 0)
-			e = open_found(how, &o, r);
+		if (e == 0) /* ENOENT: hidden by the request's name, with the type it really has */
+			e = byname & (S_ISDIR(o.st.st_mode) ? MF_DIR : MF_OTHER) ? ENOENT : open_found(how, &o, r);
 		if (o.pfd >= 0)
 			close(o.pfd);
-		drop_dir(f, &o);
+		set_dir(f, &o, -1);
 	}
 	if (e != 0)
 		return byname ? ENOENT : e;
