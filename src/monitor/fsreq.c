@@ -461,25 +461,23 @@ int fs_openv(struct fsreq *f, const struct pr_msg *m)
 	const struct pr_w_openv *b = &m->u.openv;
 	int fds[PR_OPENV_MAX];
 	struct pr_msg out;
+	struct pr_m_openv *a = &out.u.mopenv; /* count and nfds start at 0 */
 	const char *path;
-	size_t off = 0, len, nfds = 0;
-	uint32_t n = 0;
+	size_t off = 0, len;
 
 	for (uint32_t i = 0; i < b->nclosed; i++)
 		if (close_handle(f, b->closed[i]) < 0)
 			return -1;
 	pr_msg_init(&out, PR_M_OPENV);
-	while (n < PR_OPENV_MAX && pr_openv_next(b, &off, &path, &len) == 1) {
-		struct pr_openv_ent *e = &out.u.mopenv.e[n++];
+	while (a->count < PR_OPENV_MAX && pr_openv_next(b, &off, &path, &len) == 1) {
+		struct pr_openv_ent *e = &a->e[a->count++];
 		int fd;
 
 		open_one(f, path, &e->err, &e->handle, &e->st, &fd);
 		if (fd >= 0)
-			fds[nfds++] = fd;
+			fds[a->nfds++] = fd;
 	}
-	out.u.mopenv.count = n;
-	out.u.mopenv.nfds = (uint32_t)nfds;
-	return send_msg_fds(f, &out, fds, nfds);
+	return send_msg_fds(f, &out, fds, a->nfds);
 }
 
 int fs_readlink(struct fsreq *f, const struct pr_msg *m)
