@@ -348,8 +348,7 @@ int fs_list(struct fsreq *f, const struct pr_msg *m)
 
 	pr_msg_init(&out, PR_M_LIST);
 	for (int i = 0; err == 0 && rc == 0 && i < LIST_MAX_READS; i++) {
-		n = syscall(SYS_getdents64, r.fd, buf, sizeof(buf));
-		if (n <= 0) {
+		if ((n = syscall(SYS_getdents64, r.fd, buf, sizeof(buf))) <= 0) {
 			err = n < 0 ? errno : 0;
 			break;
 		}
@@ -410,12 +409,11 @@ static void open_one(struct fsreq *f, const char *path, int32_t *err, uint32_t *
 	while (slot < FS_MAX_HANDLES && f->handles[slot] != 0)
 		slot++;
 	*err = slot == FS_MAX_HANDLES ? EMFILE : resolve(f, path, &how, &r);
-	*fd = -1;
+	*fd = r.fd; /* -1 on error */
 	if (*err == 0) {
 		f->last_handle = f->last_handle % UINT32_MAX + 1; /* never 0 */
 		f->handles[slot] = *handle = f->last_handle;
 		*st = to_pr_stat(&r.st);
-		*fd = r.fd;
 	}
 	account(f, "OPEN", path);
 }
@@ -448,25 +446,23 @@ int fs_openv(struct fsreq *f, const struct pr_msg *m)
 	const struct pr_w_openv *b = &m->u.openv;
 	int fds[PR_OPENV_MAX];
 	struct pr_msg out;
+	struct pr_m_openv *a = &out.u.mopenv; /* count and nfds start at 0 */
 	const char *path;
-	size_t off = 0, len, nfds = 0;
-	uint32_t n = 0;
+	size_t off = 0, len;
 
 	for (uint32_t i = 0; i < b->nclosed; i++)
 		if (close_handle(f, b->closed[i]) < 0)
 			return -1;
 	pr_msg_init(&out, PR_M_OPENV);
-	while (n < PR_OPENV_MAX && pr_openv_next(b, &off, &path, &len) == 1) {
-		struct pr_openv_ent *e = &out.u.mopenv.e[n++];
+	while (a->count < PR_OPENV_MAX && pr_openv_next(b, &off, &path, &len) == 1) {
+		struct pr_openv_ent *e = &a->e[a->count++];
 		int fd;
 
 		open_one(f, path, &e->err, &e->handle, &e->st, &fd);
 		if (fd >= 0)
-			fds[nfds++] = fd;
+			fds[a->nfds++] = fd;
 	}
-	out.u.mopenv.count = n;
-	out.u.mopenv.nfds = (uint32_t)nfds;
-	return send_msg_fds(f, &out, fds, nfds);
+	return send_msg_fds(f, &out, fds, a->nfds);
 }
 
 int fs_readlink(struct fsreq *f, const struct pr_msg *m)
@@ -521,14 +517,14 @@ int fs_xattr(struct fsreq *f, const struct pr_msg *m)
 	struct pr_msg out, end;
 	struct res r;
 	ssize_t n = 0;
-	int err = resolve(f, m->u.stat.path.s, &how, &r);
+	int err = resolve(f, m->u.stat.path.s, &how, &r), rc = 0;
 
 	pr_msg_init(&out, PR_M_XATTR);
 	pr_msg_init(&end, PR_M_XATTR_END);
 	if (err == 0 && (S_ISREG(r.st.st_mode) || S_ISDIR(r.st.st_mode)) &&
 	    (n = flistxattr(r.fd, names, sizeof(names))) < 0)
 		err = errno == ENOTSUP ? 0 : errno;
-	for (char *p = names; err == 0 && p < names + n; p += strlen(p) + 1) {
+	for (char *p = names; err == 0 && rc == 0 && p < names + n; p += strlen(p) + 1) {
 		uint16_t nl = (uint16_t)strnlen(p, 256);
 		uint32_t vl;
 		ssize_t v;
@@ -541,22 +537,18 @@ int fs_xattr(struct fsreq *f, const struct pr_msg *m)
 		}
 		vl = (uint32_t)v;
 		if (end.u.xattr_end.count == PR_XATTR_COUNT_MAX ||
-		    PR_XATTR_TOTAL_MAX - end.u.xattr_end.total < 6u + nl + vl) {
+		    PR_XATTR_TOTAL_MAX - end.u.xattr_end.total < 6u + nl + vl)
 			err = E2BIG;
-			break;
-		}
-		if (xattr_put(f, &out, &nl, 2) < 0 || xattr_put(f, &out, &vl, 4) < 0 ||
-		    xattr_put(f, &out, p, nl) < 0 || xattr_put(f, &out, val, vl) < 0) {
-			close(r.fd);
-			return -1;
-		}
-		end.u.xattr_end.count++;
+		else if (xattr_put(f, &out, &nl, 2) < 0 || xattr_put(f, &out, &vl, 4) < 0 ||
+			 xattr_put(f, &out, p, nl) < 0 || xattr_put(f, &out, val, vl) < 0)
+			rc = -1;
+		end.u.xattr_end.count++; /* only kept if all went well */
 		end.u.xattr_end.total += 6u + nl + vl;
 	}
 	if (r.fd >= 0)
 		close(r.fd);
 	account(f, "XATTR", m->u.stat.path.s);
-	if (err == 0 && out.u.xattr.used > 0 && send_msg(f, &out, -1) < 0)
+	if (rc < 0 || (err == 0 && out.u.xattr.used > 0 && send_msg(f, &out, -1) < 0))
 		return -1;
 	if (err != 0)
 		end.u.xattr_end.count = end.u.xattr_end.total = 0;

@@ -66,60 +66,44 @@ static void above_root(struct fsreq *f, const char *path)
 		clean, f->module);
 }
 
-/* Where the object was found: its O_PATH descriptor and how to open it again. */
+/* Where the object was found: its O_PATH descriptor and how to open it
+ * again; during a walk, dir is the directory reached (f->root or owned,
+ * -1: to open again from its real path) and pfd the last name's. */
 struct found {
-	int pfd;           /* O_PATH | O_NOFOLLOW descriptor */
+	int pfd;           /* O_PATH | O_NOFOLLOW descriptor, or -1 */
 	struct stat st;
-	int dir;           /* the directory to open it from (f->root, or held) */
-	char name[PR_RELPATH_MAX]; /* its name there: one component, or a path of
-				    * real directories from the root */
+	int dir;           /* the directory to open it from */
+	const char *name;  /* its name there: the request's path from f->root, one
+			    * component in the walk's rest, or "" for dir itself */
 };
 
-/* The fast path: no symlink on the way, so the request's path is the real one. */
-static int find_direct(struct fsreq *f, const char *path, struct found *o)
+/* Look name up from dir, in place of what o->pfd held: the fast path (the
+ * request's path from f->root, no symlink on the way, so it is the real
+ * one) and each step of the walk. */
+static int look_up(int dir, const char *name, struct found *o)
 {
-	if ((o->pfd = openat2_one(f->root, path, O_PATH)) < 0)
-		return errno;
-	if (fstat(o->pfd, &o->st) < 0) {
-		int e = errno;
-
+	if (o->pfd >= 0)
 		close(o->pfd);
-		o->pfd = -1;
-		return e;
-	}
-	o->dir = f->root;
-	strcpy(o->name, path); /* fits: the validator bounds it */
+	o->name = name;
+	if ((o->pfd = openat2_one(dir, name, O_PATH)) < 0 || fstat(o->pfd, &o->st) < 0)
+		return errno;
 	return 0;
+}
+
+/* Hold dir as the walk's directory (-1: none), closing the one held. */
+static void set_dir(struct fsreq *f, struct found *o, int dir)
+{
+	if (o->dir >= 0 && o->dir != f->root)
+		close(o->dir);
+	o->dir = dir;
 }
 
 struct walk {
-	char rest[REST_MAX];   /* rest[pos..] is still to walk */
+	char rest[REST_MAX + 1]; /* rest[pos..] is still to walk; rest[REST_MAX] is '\0' */
 	size_t pos;
-	int cur;               /* the directory reached (f->root or owned), -1: reopen */
 	unsigned steps, links;
-	int fresh;             /* the last component's own link budget began */
+	int fresh;               /* the last component's own link budget began */
 };
-
-static void drop_cur(struct fsreq *f, struct walk *k)
-{
-	if (k->cur >= 0 && k->cur != f->root)
-		close(k->cur);
-	k->cur = -1;
-}
-
-/* Put a link's target in front of what is left to walk. */
-static int splice_target(struct walk *k, const char *target, size_t n)
-{
-	int sep = k->pos < REST_MAX;
-
-	if (k->pos < n + (size_t)sep)
-		return ENAMETOOLONG;
-	if (sep)
-		k->rest[--k->pos] = '/';
-	k->pos -= n;
-	memcpy(k->rest + k->pos, target, n);
-	return 0;
-}
 
 #ifdef PRSYNCD_TEST_HOOKS
 /* Test builds: a link named HOLD_NAME is held, looked up but not yet read,
@@ -141,136 +125,103 @@ static void test_hold(struct fsreq *f, const char *name)
 }
 #endif
 
-/* Read the link held by fd and splice its target in; fd is closed. */
-static int follow_link(struct fsreq *f, const char *path, struct walk *k, int fd, const char *name)
+/* Read the link held by o->pfd and put its target in front of what is
+ * left to walk. */
+static int follow_link(struct fsreq *f, const char *path, struct walk *k, struct found *o)
 {
 	char target[PR_RELPATH_MAX];
 	ssize_t n;
-	int e;
+	int sep = k->pos < REST_MAX; /* a '/' between the target and the rest */
 
-	test_hold(f, name);
-	n = readlinkat(fd, "", target, sizeof(target));
-	e = errno;
-
-	close(fd);
+	test_hold(f, o->name);
+	n = readlinkat(o->pfd, "", target, sizeof(target));
 	if (++k->links > RES_LINKS_MAX)
 		return refused(f, path, "in", ELOOP);
 	if (n <= 0 || (size_t)n >= sizeof(target))
-		return n < 0 ? e : n == 0 ? ENOENT : ENAMETOOLONG; /* ENOENT: the kernel's answer for an empty link */
+		return n < 0 ? errno : n == 0 ? ENOENT : ENAMETOOLONG; /* ENOENT: the kernel's answer for an empty link */
 	if (target[0] == '/') {
 		/* as in rsyncd's chroot: from the module root */
 		above_root(f, path);
-		drop_cur(f, k);
-		k->cur = f->root;
+		set_dir(f, o, f->root);
 		mfw_root(&f->canon);
 	}
-	return splice_target(k, target, (size_t)n);
+	if (k->pos < (size_t)n + (size_t)sep)
+		return ENAMETOOLONG;
+	if (sep)
+		k->rest[--k->pos] = '/';
+	k->pos -= (size_t)n;
+	memcpy(k->rest + k->pos, target, (size_t)n);
+	return 0;
 }
 
 /*
- * The slow path: walk one name at a time.  On success o->dir is the held
- * directory (owned unless it is f->root) and o->name the last name.
+ * The slow path: walk one name at a time from o->dir (f->root).  On
+ * success o->dir is the directory held and o->name the last name in it
+ * (in the caller's k); on error the caller closes what o holds.
  */
-static int find_walking(struct fsreq *f, const char *path, const struct res_how *how, struct found *o)
+static int find_walking(struct fsreq *f, const char *path, const struct res_how *how, struct walk *k,
+			struct found *o)
 {
-	struct walk k;
 	struct mf_walk *c = &f->canon;
 	uint64_t budget = (uint64_t)RES_WORK_MAX * (f->hide.words + f->hide.n + 1), start = c->steps;
-	size_t plen = strlen(path);
-	int e = 0;
+	int e;
 
-	k.pos = REST_MAX - plen;
-	memcpy(k.rest + k.pos, path, plen);
-	k.cur = f->root;
-	k.steps = k.links = 0;
-	k.fresh = 0;
+	*k = (struct walk){ .pos = REST_MAX - strlen(path) };
+	memcpy(k->rest + k->pos, path, REST_MAX - k->pos);
 	mfw_root(c);
 	for (;;) {
-		size_t s, n;
-		int fd, last, trail, isdir;
+		char *name = k->rest + k->pos + strspn(k->rest + k->pos, "/");
+		size_t n = strcspn(name, "/");
+		int trail = name[n] == '/', last; /* trail: it must be a directory */
 		unsigned j;
 
-		while (k.pos < REST_MAX && k.rest[k.pos] == '/')
-			k.pos++;
-		if (k.pos == REST_MAX) {
-			/* only "." or ".." were left (a link's target): the
-			 * object is the directory reached, already judged */
-			drop_cur(f, &k);
-			return find_direct(f, mfw_path(c), o); /* real directories from the root */
-		}
-		for (s = k.pos; k.pos < REST_MAX && k.rest[k.pos] != '/'; k.pos++)
-			;
-		n = k.pos - s;
-		trail = k.pos < REST_MAX; /* a '/' follows: it must be a directory */
-		while (k.pos < REST_MAX && k.rest[k.pos] == '/')
-			k.pos++;
-		last = k.pos == REST_MAX;
-		if (n == 1 && k.rest[s] == '.')
+		k->pos = (size_t)(name - k->rest) + n + strspn(name + n, "/");
+		last = k->pos == REST_MAX;
+		name[n] = '\0'; /* a '/' walked past, or the end */
+		if (n == 1 && name[0] == '.')
 			continue;
-		if (++k.steps > RES_STEPS_MAX || c->steps - start > budget) {
-			e = refused(f, path, "in", ELOOP);
-			break;
-		}
-		if (n == 2 && k.rest[s] == '.' && k.rest[s + 1] == '.') {
-			if (c->depth == 0) {
+		if (++k->steps > RES_STEPS_MAX || c->steps - start > budget)
+			return refused(f, path, "in", ELOOP);
+		if (n == 2 && name[0] == '.' && name[1] == '.') {
+			if (c->depth == 0)
 				above_root(f, path); /* the root's ".." is the root */
-				continue;
-			}
 			mfw_pop(c);
-			drop_cur(f, &k);
+			set_dir(f, o, -1);
 			continue;
 		}
-		if (n > 255) {
-			e = ENAMETOOLONG;
-			break;
-		}
-		if (k.cur < 0 && (k.cur = openat2_one(f->root, mfw_path(c), O_PATH | O_DIRECTORY)) < 0) {
-			e = errno; /* the directory reached, open again after a ".." */
-			break;
-		}
-		memcpy(o->name, k.rest + s, n);
-		o->name[n] = '\0';
+		if (n > 255)
+			return ENAMETOOLONG;
+		if (o->dir < 0 && (o->dir = openat2_one(f->root, mfw_path(c), O_PATH | O_DIRECTORY)) < 0)
+			return errno; /* the directory reached, open again after a ".." */
+		/* nothing left (a link's target ended in "." or ".."): the object
+		 * is the directory reached, already judged */
+		if (n == 0)
+			return look_up(o->dir, "", o);
 		/* a name hidden whatever it is: not even looked up */
-		if ((j = mfw_judge(c, o->name, n, MF_BOTH)) == MF_BOTH) {
-			e = ENOENT;
-			break;
-		}
-		if ((fd = openat2_one(k.cur, o->name, O_PATH)) < 0 || fstat(fd, &o->st) < 0) {
-			e = j ? ENOENT : errno;
-			if (fd >= 0)
-				close(fd);
-			break;
-		}
-		isdir = S_ISDIR(o->st.st_mode);
-		if (j & (isdir ? MF_DIR : MF_OTHER))
-			e = ENOENT; /* hidden as what it is, a link too */
-		else if (S_ISLNK(o->st.st_mode) && (!last || trail || how->follow)) {
-			if (last && how->follow > 1 && !k.fresh) {
-				k.links = 0; /* as a stat from the directory's descriptor */
-				k.fresh = 1;
+		if ((j = mfw_judge(c, name, n, MF_BOTH)) == MF_BOTH)
+			return ENOENT;
+		if ((e = look_up(o->dir, name, o)) != 0)
+			return j ? ENOENT : e;
+		if (j & (S_ISDIR(o->st.st_mode) ? MF_DIR : MF_OTHER))
+			return ENOENT; /* hidden as what it is, a link too */
+		if (S_ISLNK(o->st.st_mode) && (trail || how->follow)) {
+			if (last && how->follow > 1 && !k->fresh) {
+				k->links = 0; /* as a stat from the directory's descriptor */
+				k->fresh = 1;
 			}
-			if ((e = follow_link(f, path, &k, fd, o->name)) != 0)
-				break;
-			continue;
-		} else if ((!last || trail) && !isdir)
-			e = ENOTDIR;
-		else if (mfw_push(c, o->name, n) < 0)
-			e = ENAMETOOLONG;
-		if (e != 0) {
-			close(fd);
-			break;
-		}
-		if (!last) {
-			drop_cur(f, &k);
-			k.cur = fd;
+			if ((e = follow_link(f, path, k, o)) != 0)
+				return e;
 			continue;
 		}
-		o->pfd = fd;
-		o->dir = k.cur;
-		return 0;
+		if (trail && !S_ISDIR(o->st.st_mode))
+			return ENOTDIR;
+		if (mfw_push(c, name, n) < 0)
+			return ENAMETOOLONG;
+		if (last)
+			return 0;
+		set_dir(f, o, o->pfd);
+		o->pfd = -1;
 	}
-	drop_cur(f, &k);
-	return e;
 }
 
 /* Open the object found with the request's flags: only if its type is
@@ -304,38 +255,31 @@ static int open_found(const struct res_how *how, struct found *o, struct res *r)
 /*
  * The common OPEN in three system calls instead of five: a regular file
  * reached without a symlink.  Its type is judged by fstatat before
- * anything is opened (a device or a fifo is never opened here), the open
- * itself refuses any symlink on the way, and both must name the same
- * file.  Anything else (a link, another type, a race, an error) returns -1
- * and goes the general way below, which gives the answer.  Filters: with
- * no link on the way the request's path is the real one, judged by name.
- * (fstatat may pass a link in a directory of the path: it only decides
- * whether to try; what is opened is openat2's, which refuses links.)
- * It serves OPEN, which follows a final link, as well: a final link is
- * no regular file to fstatat, so it goes the general way, which follows.
+ * anything is opened (a device or a fifo is never opened here), then
+ * open_found opens it as it opens what a lookup found: the open refuses
+ * any symlink on the way, and both must name the same file.  Anything
+ * else (a link, another type, a race, an error) returns -1 and goes the
+ * general way below, which gives the answer.  Filters: with no link on
+ * the way the request's path is the real one, judged by name.  (fstatat
+ * may pass a link in a directory of the path: it only decides whether to
+ * try; what is opened is openat2's, which refuses links.)  It serves
+ * OPEN, which follows a final link, as well: a final link is no regular
+ * file to fstatat, so it goes the general way, which follows.
  */
 static int open_regular_direct(struct fsreq *f, const char *path, const struct res_how *how, struct res *r)
 {
-	struct stat pre;
-	int fd;
+	struct found o = { .pfd = -1, .dir = f->root, .name = path };
 
-	if (path[0] == '\0' || fstatat(f->root, path, &pre, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pre.st_mode))
+	if (path[0] == '\0' || fstatat(f->root, path, &o.st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(o.st.st_mode))
 		return -1;
-	if ((fd = openat2_one(f->root, path, how->oflags)) < 0)
-		return -1;
-	if (fstat(fd, &r->st) < 0 || !S_ISREG(r->st.st_mode) || r->st.st_dev != pre.st_dev ||
-	    r->st.st_ino != pre.st_ino) {
-		close(fd);
-		return -1;
-	}
-	r->fd = fd;
-	return 0;
+	return open_found(how, &o, r) == 0 ? 0 : -1;
 }
 
 int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct res *r)
 {
 	const char *slash = strrchr(path, '/'), *lastname = slash ? slash + 1 : path;
 	unsigned byname = mfw_walk_path(&f->byname, path, MF_BOTH);
+	struct walk k;
 	struct found o;
 	int e = EAGAIN;
 
@@ -346,25 +290,15 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 	    open_regular_direct(f, path, how, r) == 0)
 		e = 0;
 	for (int tries = 0; e == EAGAIN && tries < OPEN_RETRIES; tries++) {
-		o.pfd = -1;
-		o.dir = f->root;
-		r->walked = 0;
-		e = find_direct(f, path, &o);
-		if (e == ELOOP || (e == 0 && S_ISLNK(o.st.st_mode) && how->follow)) {
-			if (o.pfd >= 0)
-				close(o.pfd);
-			o.pfd = -1;
-			r->walked = 1;
-			e = find_walking(f, path, how, &o);
-		}
-		if (e == 0 && (byname & (S_ISDIR(o.st.st_mode) ? MF_DIR : MF_OTHER)))
-			e = ENOENT; /* the request's name, with the type it really has */
-		if (e == 0)
-			e = open_found(how, &o, r);
+		o = (struct found){ .pfd = -1, .dir = f->root };
+		e = look_up(f->root, path, &o);
+		if ((r->walked = e == ELOOP || (e == 0 && S_ISLNK(o.st.st_mode) && how->follow)))
+			e = find_walking(f, path, how, &k, &o);
+		if (e == 0) /* ENOENT: hidden by the request's name, with the type it really has */
+			e = byname & (S_ISDIR(o.st.st_mode) ? MF_DIR : MF_OTHER) ? ENOENT : open_found(how, &o, r);
 		if (o.pfd >= 0)
 			close(o.pfd);
-		if (o.dir != f->root)
-			close(o.dir);
+		set_dir(f, &o, -1);
 	}
 	if (e != 0)
 		return byname ? ENOENT : e;
