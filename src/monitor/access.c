@@ -42,7 +42,6 @@ static int resolve(const struct hosts_peer *p, const char *name, const char *unu
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res, *r;
 	int found = 0;
 
-	(void)unused;
 	if (getaddrinfo(name, NULL, &hints, &res) != 0)
 		return -1;
 	for (r = res; r != NULL && !found; r = r->ai_next)
@@ -54,7 +53,6 @@ static int resolve(const struct hosts_peer *p, const char *name, const char *unu
 
 static int in_netgroup(const struct hosts_peer *p, const char *group, const char *host)
 {
-	(void)p;
 	return innetgr(group, host, NULL, NULL) == 1;
 }
 

@@ -55,11 +55,6 @@ static int send_msg_fds(struct fsreq *f, struct pr_msg *m, const int *fds, size_
 	return -1;
 }
 
-static int send_msg(struct fsreq *f, struct pr_msg *m, int fd)
-{
-	return send_msg_fds(f, m, &fd, fd >= 0 ? 1 : 0);
-}
-
 /* --- identities, resolved before the monitor gives up root ---------------- */
 
 /* An id written as a number: 0 (out set), 1 if s is not one. */
@@ -329,7 +324,7 @@ static int list_entry(struct fsreq *f, const struct res *r, struct pr_msg *out, 
 		ls = read_link(r->fd, name, target, &tlen);
 	if (pr_list_add(&out->u.list, &ps, err, name, len, ls, target, tlen) == 0)
 		return 0;
-	if (send_msg(f, out, -1) < 0)
+	if (send_msg_fds(f, out, NULL, 0) < 0)
 		return -1;
 	pr_msg_init(out, PR_M_LIST);
 	return pr_list_add(&out->u.list, &ps, err, name, len, ls, target, tlen);
@@ -366,11 +361,11 @@ int fs_list(struct fsreq *f, const struct pr_msg *m)
 	if (r.fd >= 0)
 		close(r.fd);
 	account(f, "LIST", path);
-	if (rc < 0 || (out.u.list.count > 0 && send_msg(f, &out, -1) < 0))
+	if (rc < 0 || (out.u.list.count > 0 && send_msg_fds(f, &out, NULL, 0) < 0))
 		return -1;
 	pr_msg_init(&out, PR_M_LIST_END);
 	out.u.list_end.err = err;
-	return send_msg(f, &out, -1);
+	return send_msg_fds(f, &out, NULL, 0);
 }
 
 int fs_stat(struct fsreq *f, const struct pr_msg *m)
@@ -393,7 +388,7 @@ int fs_stat(struct fsreq *f, const struct pr_msg *m)
 		close(r.fd);
 	}
 	account(f, "STAT", path);
-	return send_msg(f, &out, -1);
+	return send_msg_fds(f, &out, NULL, 0);
 }
 
 /* Open one regular file for the worker: its answer, and the descriptor
@@ -484,7 +479,7 @@ int fs_readlink(struct fsreq *f, const struct pr_msg *m)
 		close(r.fd);
 	}
 	account(f, "READLINK", path);
-	return send_msg(f, &out, -1);
+	return send_msg_fds(f, &out, NULL, 0);
 }
 
 /* Append n bytes to the XATTR pieces, sending each full one. */
@@ -495,7 +490,7 @@ static int xattr_put(struct fsreq *f, struct pr_msg *out, const void *p, size_t 
 		memcpy(out->u.xattr.data + out->u.xattr.used, p, k);
 		out->u.xattr.used += (uint32_t)k;
 		if (out->u.xattr.used == PR_XATTR_DATA) {
-			if (send_msg(f, out, -1) < 0)
+			if (send_msg_fds(f, out, NULL, 0) < 0)
 				return -1;
 			pr_msg_init(out, PR_M_XATTR);
 		}
@@ -548,12 +543,12 @@ int fs_xattr(struct fsreq *f, const struct pr_msg *m)
 	if (r.fd >= 0)
 		close(r.fd);
 	account(f, "XATTR", m->u.stat.path.s);
-	if (rc < 0 || (err == 0 && out.u.xattr.used > 0 && send_msg(f, &out, -1) < 0))
+	if (rc < 0 || (err == 0 && out.u.xattr.used > 0 && send_msg_fds(f, &out, NULL, 0) < 0))
 		return -1;
 	if (err != 0)
 		end.u.xattr_end.count = end.u.xattr_end.total = 0;
 	end.u.xattr_end.err = err;
-	return send_msg(f, &end, -1);
+	return send_msg_fds(f, &end, NULL, 0);
 }
 
 int fs_idname(struct fsreq *f, const struct pr_msg *m)
@@ -566,5 +561,5 @@ int fs_idname(struct fsreq *f, const struct pr_msg *m)
 	while (i < t->n && t->e[i].id != m->u.idname.id)
 		i++;
 	out.u.midname.found = i < t->n && pr_str_set_name(&out.u.midname.name, t->e[i].name) == 0;
-	return send_msg(f, &out, -1);
+	return send_msg_fds(f, &out, NULL, 0);
 }

@@ -136,9 +136,11 @@ static const struct request requests[] = {
 	{ PR_W_CLOSEV,   ST_MODULE,                             NULL, fs_closev },
 };
 
-static int send_msg(struct session *s, struct pr_msg *m, int fd)
+/* The monitor's answers carry no descriptor: only INIT's MOTD does, sent
+ * before the first worker record. */
+static int send_msg(struct session *s, struct pr_msg *m)
 {
-	if (pr_ipc_send(&s->ipc, m, fd) < 0) {
+	if (pr_ipc_send_fds(&s->ipc, m, NULL, 0) < 0) {
 		log_msg(PR_LOG_ERR, "cannot send %s to worker: %s",
 			pr_msg_type_name(m->h.type), strerror(errno));
 		return -1;
@@ -148,7 +150,6 @@ static int send_msg(struct session *s, struct pr_msg *m, int fd)
 
 static int h_ready(struct session *s, const struct pr_msg *m)
 {
-	(void)m;
 	s->state = ST_HANDSHAKE;
 	return 0;
 }
@@ -200,16 +201,15 @@ static int send_modlist(struct session *s)
 		if (pr_str_set_name(&out.u.modlist.name, mod->name) < 0)
 			continue;
 		pr_str_set_text_trunc(&out.u.modlist.comment, mod->comment);
-		if (send_msg(s, &out, -1) < 0)
+		if (send_msg(s, &out) < 0)
 			return -1;
 	}
 	pr_msg_init(&out, PR_M_MODLIST_END);
-	return send_msg(s, &out, -1);
+	return send_msg(s, &out);
 }
 
 static int h_modlist(struct session *s, const struct pr_msg *m)
 {
-	(void)m;
 	log_msg(PR_LOG_INFO, "module-list request from %s (%s)", s->host, s->addr);
 	s->state = ST_LISTED;
 	return send_modlist(s);
@@ -266,7 +266,7 @@ static int select_error(struct session *s, const char *text)
 	pr_msg_init(&out, PR_M_SELECT);
 	out.u.select.status = PR_SELECT_ERROR;
 	pr_str_set_text_trunc(&out.u.select.error, text);
-	return send_msg(s, &out, -1);
+	return send_msg(s, &out);
 }
 
 static int finish_select(struct session *s, const struct cfg_module *mod);
@@ -315,7 +315,7 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		return -1;
 	s->module = mod;
 	s->state = ST_AUTH;
-	return send_msg(s, &out, -1);
+	return send_msg(s, &out);
 }
 
 static int h_hello(struct session *s, const struct pr_msg *m)
@@ -384,7 +384,7 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 		log_msg(PR_LOG_ERR, "module %s: a setting is too long for the worker once expanded", mod->name);
 		return -1;
 	}
-	return send_msg(s, &out, -1);
+	return send_msg(s, &out);
 }
 
 static int h_start(struct session *s, const struct pr_msg *m)
@@ -392,7 +392,7 @@ static int h_start(struct session *s, const struct pr_msg *m)
 	struct pr_msg out;
 
 	return xferlog_start(&s->xl, s->module, s->mhost, s->addr, s->user, &m->u.start, &out) < 0 ? -1 :
-	       send_msg(s, &out, -1);
+	       send_msg(s, &out);
 }
 
 static int h_xfer(struct session *s, const struct pr_msg *m)
@@ -852,8 +852,8 @@ static int session_run(struct session *s, const struct session_opts *o)
 	rc = preconfine(&s->landlocked, err, sizeof(err));
 	if (rc < 0)
 		log_msg(PR_LOG_ERR, "confining the monitor before selection: %s", err);
-	else
-		rc = send_msg(s, &init, motd_fd);
+	else if ((rc = pr_ipc_send(&s->ipc, &init, motd_fd)) < 0)
+		log_msg(PR_LOG_ERR, "cannot send PR_M_INIT to worker: %s", strerror(errno));
 	if (motd_fd >= 0)
 		close(motd_fd);
 	if (rc == 0)

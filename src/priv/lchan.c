@@ -24,7 +24,6 @@ static const char *check_host(const struct lchan_msg *m, size_t nmodules)
 	const struct lchan_host *h = &m->u.host;
 	static const uint8_t zero[12];
 
-	(void)nmodules;
 	if (h->family != 4 && h->family != 6)
 		return "HOST: family is not 4 or 6";
 	if (h->proxied > 1)
@@ -45,7 +44,6 @@ static const char *check_answer(const struct lchan_msg *m, size_t nmodules)
 {
 	const struct lchan_answer *a = &m->u.answer;
 
-	(void)nmodules;
 	if (a->request != LCHAN_HOST && a->request != LCHAN_SLOT)
 		return "ANSWER: unknown request type";
 	if (a->status < LCHAN_OK || a->status > LCHAN_REFUSED)
