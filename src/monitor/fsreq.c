@@ -285,9 +285,7 @@ static void account(struct fsreq *f, const char *what, const char *path)
 	}
 }
 #else
-static void account(struct fsreq *f, const char *what, const char *path)
-{
-}
+#define account(f, what, path) ((void)0) /* release builds keep no count */
 #endif
 
 /* --- handlers ---------------------------------------------------------------- */
