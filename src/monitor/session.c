@@ -102,12 +102,12 @@ typedef int (*fs_fn)(struct fsreq *f, const struct pr_msg *m);
 
 struct request {
 	enum pr_msg_type type;
-	unsigned states;
+	unsigned states;   /* where it is permitted */
+	unsigned next;     /* the state it leads to, before its handler runs (0: the handler's choice) */
 	handler_fn fn;     /* a session request, or */
-	fs_fn fs;          /* a filesystem request (fsreq.c) */
+	fs_fn fs;          /* a filesystem request (fsreq.c), or neither */
 };
 
-static int h_ready(struct session *s, const struct pr_msg *m);
 static int h_log(struct session *s, const struct pr_msg *m);
 static int h_modlist(struct session *s, const struct pr_msg *m);
 static int h_select(struct session *s, const struct pr_msg *m);
@@ -118,22 +118,22 @@ static int h_start(struct session *s, const struct pr_msg *m);
 static int h_xfer(struct session *s, const struct pr_msg *m);
 
 static const struct request requests[] = {
-	{ PR_W_READY,    ST_STARTING,                           h_ready, NULL },
-	{ PR_W_LOG,      ST_ANY,                                h_log, NULL },
-	{ PR_W_MODLIST,  ST_HANDSHAKE,                          h_modlist, NULL },
-	{ PR_W_HELLO,    ST_HANDSHAKE,                          h_hello, NULL },
-	{ PR_W_SELECT,   ST_HANDSHAKE,                          h_select, NULL },
-	{ PR_W_AUTH,     ST_AUTH,                               h_auth, NULL },
-	{ PR_W_EXIT,     ST_ANY,                                h_exit, NULL },
-	{ PR_W_LIST,     ST_MODULE,                             NULL, fs_list },
-	{ PR_W_STAT,     ST_MODULE,                             NULL, fs_stat },
-	{ PR_W_READLINK, ST_MODULE,                             NULL, fs_readlink },
-	{ PR_W_IDNAME,   ST_MODULE,                             NULL, fs_idname },
-	{ PR_W_START,    ST_MODULE,                             h_start, NULL },
-	{ PR_W_XFER,     ST_MODULE,                             h_xfer, NULL },
-	{ PR_W_XATTR,    ST_MODULE,                             NULL, fs_xattr },
-	{ PR_W_OPENV,    ST_MODULE,                             NULL, fs_openv },
-	{ PR_W_CLOSEV,   ST_MODULE,                             NULL, fs_closev },
+	{ PR_W_READY,    ST_STARTING,  ST_HANDSHAKE, NULL, NULL },
+	{ PR_W_LOG,      ST_ANY,       0,            h_log, NULL },
+	{ PR_W_MODLIST,  ST_HANDSHAKE, ST_LISTED,    h_modlist, NULL },
+	{ PR_W_HELLO,    ST_HANDSHAKE, 0,            h_hello, NULL },
+	{ PR_W_SELECT,   ST_HANDSHAKE, 0,            h_select, NULL },
+	{ PR_W_AUTH,     ST_AUTH,      0,            h_auth, NULL },
+	{ PR_W_EXIT,     ST_ANY,       ST_ENDING,    h_exit, NULL },
+	{ PR_W_LIST,     ST_MODULE,    0,            NULL, fs_list },
+	{ PR_W_STAT,     ST_MODULE,    0,            NULL, fs_stat },
+	{ PR_W_READLINK, ST_MODULE,    0,            NULL, fs_readlink },
+	{ PR_W_IDNAME,   ST_MODULE,    0,            NULL, fs_idname },
+	{ PR_W_START,    ST_MODULE,    0,            h_start, NULL },
+	{ PR_W_XFER,     ST_MODULE,    0,            h_xfer, NULL },
+	{ PR_W_XATTR,    ST_MODULE,    0,            NULL, fs_xattr },
+	{ PR_W_OPENV,    ST_MODULE,    0,            NULL, fs_openv },
+	{ PR_W_CLOSEV,   ST_MODULE,    0,            NULL, fs_closev },
 };
 
 /* The monitor's answers carry no descriptor: only INIT's MOTD does, sent
@@ -145,12 +145,6 @@ static int send_msg(struct session *s, struct pr_msg *m)
 			pr_msg_type_name(m->h.type), strerror(errno));
 		return -1;
 	}
-	return 0;
-}
-
-static int h_ready(struct session *s, const struct pr_msg *m)
-{
-	s->state = ST_HANDSHAKE;
 	return 0;
 }
 
@@ -211,7 +205,6 @@ static int send_modlist(struct session *s)
 static int h_modlist(struct session *s, const struct pr_msg *m)
 {
 	log_msg(PR_LOG_INFO, "module-list request from %s (%s)", s->host, s->addr);
-	s->state = ST_LISTED;
 	return send_modlist(s);
 }
 
@@ -403,7 +396,6 @@ static int h_xfer(struct session *s, const struct pr_msg *m)
 static int h_exit(struct session *s, const struct pr_msg *m)
 {
 	s->exit_code = (int)m->u.exit.code;
-	s->state = ST_ENDING;
 	return 0;
 }
 
@@ -418,7 +410,9 @@ static int dispatch(struct session *s, const struct pr_msg *m)
 				pr_msg_type_name(m->h.type));
 			return -1;
 		}
-		return requests[i].fn ? requests[i].fn(s, m) : requests[i].fs(&s->fs, m);
+		if (requests[i].next)
+			s->state = requests[i].next;
+		return requests[i].fn ? requests[i].fn(s, m) : requests[i].fs ? requests[i].fs(&s->fs, m) : 0;
 	}
 	log_msg(PR_LOG_ERR, "worker sent unhandled message type %u; ending session", m->h.type);
 	return -1;
