@@ -239,15 +239,15 @@ enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir,
 	/* PR_F_FD set exactly when descriptors came, no more than the type's */
 	if (nfds < 0 || !(m->h.flags & PR_F_FD) != !nfds || (unsigned)nfds > r->fds)
 		return PR_MSG_EBADFD;
-	if (fields != NULL)
-		*fields = r->f;
+	*fields = r->f;
 	return PR_MSG_OK;
 }
 
 enum pr_msg_err pr_msg_check(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
 			    const struct pr_msg_check *checks, size_t n)
 {
-	enum pr_msg_err e = pr_msg_check_header(m, dir, nfds, NULL);
+	const struct pr_field *fields;
+	enum pr_msg_err e = pr_msg_check_header(m, dir, nfds, &fields);
 
 	if (e != PR_MSG_OK)
 		return e;
@@ -269,9 +269,9 @@ void pr_msg_init(struct pr_msg *m, enum pr_msg_type type)
 	m->h.len = r ? r->len : 0;
 }
 
-static int set_counted(uint16_t *len, char *dst, size_t cap, const char *s)
+int pr_str_put(uint16_t *len, char *dst, size_t cap, const char *s, int trunc)
 {
-	size_t n = strlen(s);
+	size_t n = trunc ? strnlen(s, cap - 1) : strlen(s);
 
 	if (n >= cap)
 		return -1;
@@ -279,33 +279,4 @@ static int set_counted(uint16_t *len, char *dst, size_t cap, const char *s)
 	memset(dst + n, 0, cap - n);
 	*len = (uint16_t)n;
 	return 0;
-}
-
-int pr_str_set_name(struct pr_str_name *d, const char *s)
-{
-	return set_counted(&d->len, d->s, sizeof(d->s), s);
-}
-
-int pr_str_set_text(struct pr_str_text *d, const char *s)
-{
-	return set_counted(&d->len, d->s, sizeof(d->s), s);
-}
-
-int pr_str_set_path(struct pr_str_path *d, const char *s)
-{
-	return set_counted(&d->len, d->s, sizeof(d->s), s);
-}
-
-void pr_str_set_text_trunc(struct pr_str_text *d, const char *s)
-{
-	size_t n = strnlen(s, sizeof(d->s) - 1);
-
-	memcpy(d->s, s, n);
-	memset(d->s + n, 0, sizeof(d->s) - n);
-	d->len = (uint16_t)n;
-}
-
-int pr_str_set_relpath(struct pr_str_relpath *d, const char *s)
-{
-	return set_counted(&d->len, d->s, sizeof(d->s), s);
 }

@@ -512,13 +512,20 @@ enum pr_msg_err pr_msg_validate(const struct pr_msg *m, enum pr_msg_dir dir, int
 void pr_msg_init(struct pr_msg *m, enum pr_msg_type type);
 
 /*
- * Counted-string setters: refuse (return -1) a string that does not fit or
- * contains a NUL, rather than truncate it silently.
+ * The counted-string setter: it refuses (returns -1) a string that does
+ * not fit, rather than truncate it silently; with trunc it cuts the
+ * string at the capacity instead (log text may be cut, not refused).  The
+ * bytes after the string are zeroed.  The typed names below take a
+ * struct pr_str_* of their own kind (_Generic refuses any other) and pass
+ * its length, bytes and capacity; every kind has the {len, s} shape.
  */
-int pr_str_set_name(struct pr_str_name *d, const char *s);
-int pr_str_set_text(struct pr_str_text *d, const char *s);
-int pr_str_set_path(struct pr_str_path *d, const char *s);
-int pr_str_set_relpath(struct pr_str_relpath *d, const char *s);
+int pr_str_put(uint16_t *len, char *dst, size_t cap, const char *s, int trunc);
+#define PR_STR_PUT(d, str, trunc) pr_str_put(&(d)->len, (d)->s, sizeof((d)->s), (str), (trunc))
+#define pr_str_set_name(d, str) PR_STR_PUT(_Generic((d), struct pr_str_name *: (d)), (str), 0)
+#define pr_str_set_text(d, str) PR_STR_PUT(_Generic((d), struct pr_str_text *: (d)), (str), 0)
+#define pr_str_set_path(d, str) PR_STR_PUT(_Generic((d), struct pr_str_path *: (d)), (str), 0)
+#define pr_str_set_relpath(d, str) PR_STR_PUT(_Generic((d), struct pr_str_relpath *: (d)), (str), 0)
+#define pr_str_set_text_trunc(d, str) ((void)PR_STR_PUT(_Generic((d), struct pr_str_text *: (d)), (str), 1))
 
 /* Is s (len bytes, NUL at s[len]) a valid module-relative path? */
 int pr_relpath_ok(const char *s, size_t len);
@@ -545,7 +552,5 @@ int pr_list_next(const struct pr_m_list *b, size_t *off, struct pr_dirent *out);
 int pr_list_add(struct pr_m_list *b, const struct pr_stat *st, int32_t err,
 		const char *name, size_t name_len, uint32_t link_state,
 		const char *link, size_t link_len);
-/* As pr_str_set_text, but truncates (log records may be cut, not refused). */
-void pr_str_set_text_trunc(struct pr_str_text *d, const char *s);
 
 #endif
