@@ -10,11 +10,7 @@
 /* Exact and case-sensitive, as rsyncd matches module names. */
 const struct cfg_module *cfg_find_module(const struct cfg *c, const char *name)
 {
-	size_t i;
-
-	if (!c || !name)
-		return NULL;
-	for (i = 0; i < c->nmodules; i++)
+	for (size_t i = 0; i < c->nmodules; i++)
 		if (strcmp(c->modules[i].name, name) == 0)
 			return &c->modules[i];
 	return NULL;

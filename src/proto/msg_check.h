@@ -40,8 +40,8 @@ struct pr_field {
 #define PR_ROW_FIELDS 2
 
 /* The header (magic, type, direction, exact length, flags, descriptor
- * count) against msg.c's table; *fields (if fields is not NULL) is set to
- * the type's PR_ROW_FIELDS field rules, checked in that order. */
+ * count) against msg.c's table; *fields is set to the type's
+ * PR_ROW_FIELDS field rules, checked in that order. */
 enum pr_msg_err pr_msg_check_header(const struct pr_msg *m, enum pr_msg_dir dir, int nfds,
 				    const struct pr_field **fields);
 /* The header, then the body by the type's entry in checks[n]; a type with
