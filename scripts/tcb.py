@@ -79,10 +79,6 @@ TRUSTED_DATA = {
         "secrets_load": "reads the selected module's secrets file, named by its configuration (auth_begin "
                         "calls it with the module alone, before the challenge is sent): the client's "
                         "response only looks names up in the lines it cut",
-        "confine": "chroot to the module root fs_prepare opened, the uid and gid fs_prepare settled "
-                   "(from the id tables built before the worker existed, or the number a %VAR% "
-                   "expanded to, parsed there, counted), then the monitor's allow-list "
-                   "(pr_policy_load_with): it reads no byte of a request",
         "fs_module_flags": "the PR_MOD_* flags fs_configure worked out from the configuration, and "
                            "whether the module root holds the constant name rsyncd-munged (through "
                            "resolve, counted): nothing of the request's but which module",
