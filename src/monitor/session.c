@@ -63,8 +63,10 @@ enum {
 	ST_MODULE = 1 << 3,   /* a module is selected */
 	ST_ENDING = 1 << 4,   /* worker announced its exit code */
 	ST_AUTH = 1 << 5,     /* a module needs a login: challenge sent, answer awaited */
+	ST_SENDING = 1 << 6,  /* the module's transfer request logged (START comes once) */
 };
-#define ST_ANY (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED | ST_MODULE)
+#define ST_ANY (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED | ST_MODULE | ST_SENDING)
+#define ST_SELECTED (ST_MODULE | ST_SENDING)
 
 struct session {
 	struct cfg cfg;    /* the listener's snapshot: read-only, never re-read */
@@ -125,15 +127,15 @@ static const struct request requests[] = {
 	{ PR_W_SELECT,   ST_HANDSHAKE, 0,            h_select, NULL },
 	{ PR_W_AUTH,     ST_AUTH,      0,            h_auth, NULL },
 	{ PR_W_EXIT,     ST_ANY,       ST_ENDING,    h_exit, NULL },
-	{ PR_W_LIST,     ST_MODULE,    0,            NULL, fs_list },
-	{ PR_W_STAT,     ST_MODULE,    0,            NULL, fs_stat },
-	{ PR_W_READLINK, ST_MODULE,    0,            NULL, fs_readlink },
-	{ PR_W_IDNAME,   ST_MODULE,    0,            NULL, fs_idname },
-	{ PR_W_START,    ST_MODULE,    0,            h_start, NULL },
-	{ PR_W_XFER,     ST_MODULE,    0,            h_xfer, NULL },
-	{ PR_W_XATTR,    ST_MODULE,    0,            NULL, fs_xattr },
-	{ PR_W_OPENV,    ST_MODULE,    0,            NULL, fs_openv },
-	{ PR_W_CLOSEV,   ST_MODULE,    0,            NULL, fs_closev },
+	{ PR_W_LIST,     ST_SELECTED,  0,            NULL, fs_list },
+	{ PR_W_STAT,     ST_SELECTED,  0,            NULL, fs_stat },
+	{ PR_W_READLINK, ST_SELECTED,  0,            NULL, fs_readlink },
+	{ PR_W_IDNAME,   ST_SELECTED,  0,            NULL, fs_idname },
+	{ PR_W_START,    ST_MODULE,    ST_SENDING,   h_start, NULL },
+	{ PR_W_XFER,     ST_SELECTED,  0,            h_xfer, NULL },
+	{ PR_W_XATTR,    ST_SELECTED,  0,            NULL, fs_xattr },
+	{ PR_W_OPENV,    ST_SELECTED,  0,            NULL, fs_openv },
+	{ PR_W_CLOSEV,   ST_SELECTED,  0,            NULL, fs_closev },
 };
 
 /* The monitor's answers carry no descriptor: only INIT's MOTD does, sent

@@ -12,11 +12,6 @@ int xferlog_start(struct xferlog *x, const struct cfg_module *mod, const char *h
 {
 	struct pr_m_xferlog *a = &answer->u.xferlog;
 
-	if (x->started) {
-		log_msg(PR_LOG_ERR, "worker sent a second transfer request; ending session");
-		return -1;
-	}
-	x->started = 1;
 	/* the request is escaped by the worker as rsyncd escapes it; the
 	 * validator refused any control byte but tab (F_LOG) */
 	log_msg(PR_LOG_INFO, "rsync %s %s from %s%s%s (%s)", req->sender ? "on" : "to", req->request.s, user,

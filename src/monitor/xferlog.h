@@ -16,13 +16,13 @@
 #include "msg.h"
 
 struct xferlog {
-	int started;  /* PR_W_START seen (once) */
 	int files;    /* PR_M_XFERLOG asked for per-file lines */
 };
 
 /* PR_W_START: log the request line and build the PR_M_XFERLOG answer for
  * the selected module mod, seen from host (addr), user "" without a login.
- * -1 (logged) if it is not the first, or the answer cannot hold a value. */
+ * -1 (logged) if the answer cannot hold a value.  A second START never
+ * comes here: it leads to SENDING, where the request table refuses it. */
 int xferlog_start(struct xferlog *x, const struct cfg_module *mod, const char *host, const char *addr,
 		  const char *user, const struct pr_w_start *req, struct pr_msg *answer);
 

@@ -46,7 +46,7 @@ expect_mode start-out-of-state 'PR_W_START in a state where it is not permitted'
 expect_mode start-bad-sender 'invalid message from worker \(field out of range\)'
 expect_mode start-unterminated 'invalid message from worker \(malformed string'
 expect_mode start-newline 'invalid message from worker \(malformed string'
-expect_mode start-twice 'second transfer request; ending session'
+expect_mode start-twice 'worker sent PR_W_START in a state where it is not permitted; ending session'
 expect_mode xfer-unasked 'transfer record the monitor did not ask for'
 expect_mode xfer-before-start 'transfer record the monitor did not ask for'
 for c in nl cr esc us; do
