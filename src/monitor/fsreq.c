@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h> /* ST_NODEV */
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -440,12 +442,16 @@ int fs_openv(struct fsreq *f, const struct pr_msg *m)
 	int fds[PR_OPENV_MAX];
 	struct pr_msg out;
 	struct pr_m_openv *a = &out.u.mopenv; /* count and nfds start at 0 */
+	struct statfs sfs;
 	const char *path;
 	size_t off = 0, len;
 
 	for (uint32_t i = 0; i < b->nclosed; i++)
 		if (close_handle(f, b->closed[i]) < 0)
 			return -1;
+	/* On a nodev mount an open needs no type check first (resolve.c);
+	 * asked per batch, so a remount with devices counts from the next. */
+	f->nodev = fstatfs(f->root, &sfs) == 0 && (sfs.f_flags & ST_NODEV);
 	pr_msg_init(&out, PR_M_OPENV);
 	while (a->count < PR_OPENV_MAX && pr_openv_next(b, &off, &path, &len) == 1) {
 		struct pr_openv_ent *e = &a->e[a->count++];

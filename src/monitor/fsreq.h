@@ -33,6 +33,7 @@ struct fsreq {
 	int numeric_ids;                  /* the module maps no names (rsyncd: chrooted modules) */
 	int ignore_nonreadable;           /* LIST leaves out what the module uid cannot read */
 	int noatime;                      /* "open noatime": O_NOATIME on LIST and OPEN, as rsyncd */
+	int nodev;                        /* the root's mount is nodev (OPENV asks each batch) */
 	uint32_t mod_flags;               /* PR_MOD_*, worked out at selection */
 	struct fs_ids users, groups;      /* empty when numeric_ids */
 	struct modfilter hide;            /* the module's filters */

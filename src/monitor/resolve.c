@@ -32,9 +32,10 @@
 _Static_assert(PR_RELPATH_MAX - 1 <= MF_PATH_MAX && PR_RELPATH_MAX / 2 <= MF_DEPTH_MAX,
 	       "a walk of f->byname holds every path the validator lets through");
 
-static int openat2_one(int dir, const char *name, int flags)
+/* more: RESOLVE_NO_XDEV for the nodev open below, else 0 */
+static int openat2_one(int dir, const char *name, int flags, uint64_t more)
 {
-	struct open_how how = { .flags = (uint64_t)flags | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_ONE };
+	struct open_how how = { .flags = (uint64_t)flags | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_ONE | more };
 	long fd;
 	int tries = 0;
 
@@ -85,7 +86,7 @@ static int look_up(int dir, const char *name, struct found *o)
 	if (o->pfd >= 0)
 		close(o->pfd);
 	o->name = name;
-	if ((o->pfd = openat2_one(dir, name, O_PATH)) < 0 || fstat(o->pfd, &o->st) < 0)
+	if ((o->pfd = openat2_one(dir, name, O_PATH, 0)) < 0 || fstat(o->pfd, &o->st) < 0)
 		return errno;
 	return 0;
 }
@@ -189,7 +190,7 @@ static int find_walking(struct fsreq *f, const char *path, const struct res_how 
 		}
 		if (n > 255)
 			return ENAMETOOLONG;
-		if (o->dir < 0 && (o->dir = openat2_one(f->root, mfw_path(c), O_PATH | O_DIRECTORY)) < 0)
+		if (o->dir < 0 && (o->dir = openat2_one(f->root, mfw_path(c), O_PATH | O_DIRECTORY, 0)) < 0)
 			return errno; /* the directory reached, open again after a ".." */
 		/* nothing left (a link's target ended in "." or ".."): the object
 		 * is the directory reached, already judged */
@@ -240,7 +241,7 @@ static int open_found(const struct res_how *how, struct found *o, struct res *r)
 		o->pfd = -1;
 		return 0;
 	}
-	if ((fd = openat2_one(o->dir, o->name, oflags)) < 0)
+	if ((fd = openat2_one(o->dir, o->name, oflags, 0)) < 0)
 		return errno;
 	if (fstat(fd, &r->st) < 0 || r->st.st_dev != o->st.st_dev || r->st.st_ino != o->st.st_ino) {
 		close(fd);
@@ -263,14 +264,29 @@ static int open_found(const struct res_how *how, struct found *o, struct res *r)
  * try; what is opened is openat2's, which refuses links.)  It serves
  * OPEN, which follows a final link, as well: a final link is no regular
  * file to fstatat, so it goes the general way, which follows.
+ *
+ * In two calls where the module root's mount is nodev (f->nodev, checked
+ * for each batch): there the kernel refuses to open a device before any
+ * driver sees it, and RESOLVE_NO_XDEV keeps the lookup on that mount, so
+ * the file is opened at once and its type judged after.  Besides a
+ * regular file only a directory or a fifo can open there (O_NONBLOCK: no
+ * wait), and either is closed at once and goes the general way.
  */
 static int open_regular_direct(struct fsreq *f, const char *path, const struct res_how *how, struct res *r)
 {
 	struct found o = { .pfd = -1, .dir = f->root, .name = path };
 
-	if (path[0] == '\0' || fstatat(f->root, path, &o.st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(o.st.st_mode))
+	if (path[0] == '\0')
 		return -1;
-	return open_found(how, &o, r) == 0 ? 0 : -1;
+	if (!f->nodev || how->oflags == RES_READABLE)
+		return fstatat(f->root, path, &o.st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(o.st.st_mode) &&
+		       open_found(how, &o, r) == 0 ? 0 : -1;
+	if ((r->fd = openat2_one(f->root, path, how->oflags, RESOLVE_NO_XDEV)) >= 0 &&
+	    (fstat(r->fd, &r->st) < 0 || !S_ISREG(r->st.st_mode))) {
+		close(r->fd);
+		r->fd = -1;
+	}
+	return r->fd >= 0 ? 0 : -1;
 }
 
 int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct res *r)
