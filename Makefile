@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # prsyncd — plain Makefile, no autotools.
 #
 #   make            release build: build/prsyncd (listener), build/prsyncd-monitor

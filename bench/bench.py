@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Side-by-side benchmark: prsyncd against `rsync --daemon` (docs/performance.md).
 
   bench/bench.py [--full | --tiny] [--runs N] [--scenarios A,B,...]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Reference throughput of the sums a sender computes, on this machine
  * (docs/performance.md, "Where the time goes"): the rsync weak sum over

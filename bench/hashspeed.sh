@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Build bench/hashspeed.c (in a temporary directory) and run it: reference
 # throughput of the weak and strong sums on this machine.
 #   bench/hashspeed.sh [MiB]          default 256 MiB of data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What one monitor<->worker exchange costs on this machine, in CPU time of
  * both processes together (docs/performance.md, "Where the time goes"):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Build bench/ipcspeed.c (in a temporary directory) and run it: the CPU
 # cost per file of monitor<->worker exchanges in several designs.
 #   bench/ipcspeed.sh [ROUNDS]        default 100000

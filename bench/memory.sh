@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Memory benchmark: peak resident memory of the server side of one pull of
 # a big, already up-to-date tree, rsync --daemon against prsyncd, with
 # incremental recursion offered (the client's default) and refused

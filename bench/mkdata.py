@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Deterministic data sets for the side-by-side benchmark (bench/bench.py).
 
   mkdata.py DATA_DIR KIND NAME [PARAMS...]      (normally called by bench.py)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Where a daemon's CPU goes, by process and kind of work, from a perf profile.
 
   perf script -i perf.data -F comm,pid,ip,sym | perf_buckets.py [--freq HZ] [--leaves]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Peak memory of a daemon's session processes while one client runs.
 
   procpeak.py --root PID [--interval 0.02] [--linger 5] [--json FILE] -- CMD [ARGS...]

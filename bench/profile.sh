@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Profiles for docs/performance.md, "Where the time goes": for each scenario
 # given, one pull from each daemon (a) under `perf record` (software
 # cpu-clock sampling with DWARF call graphs: this VM has no hardware

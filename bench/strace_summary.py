@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Syscall counts per process role from an `strace -f` log of a daemon.
 
   strace_summary.py LOG [--per N] [--top K]

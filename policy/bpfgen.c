@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Build-time generator: the BPF program of every policy (policy/NAME.policy,
  * alone and merged with the sanitizer list) and the native syscall names,

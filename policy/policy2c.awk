@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Turn a human-readable seccomp allow-list into a C table.
 #
 # Input: one rule per line, "syscall [cond [and cond]...]" where a cond is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # One entry point for a fresh Debian 12 machine, run as root:
 #
 #   scripts/bootstrap.sh demo    install what is missing, build, and serve

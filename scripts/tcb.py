@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """The trusted code, counted: `make tcb`.
 
 For each privileged binary, prints the non-blank, non-comment lines of every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Shared helpers for the integration tests.  Each test script sources this,
 # calls pass/fail per check, and ends with `finish`.  Servers listen on
 # 127.0.0.1 only, on ports picked free; every wait loop is bounded.

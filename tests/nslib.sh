@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # A private name service for the access-control and auth tests: the test
 # re-runs itself in its own mount namespace (unshare -m), copies /etc, edits
 # the copy (hosts, nsswitch.conf, netgroup, passwd, group) and binds it over

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The whole test suite: unit tests, then integration tests against the
 # stock rsync daemon, run on the ASan+UBSan build of all three binaries
 # (build/test/; tests/lib.sh checks that it is one and fails a script on

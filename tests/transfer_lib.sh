@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Helpers for the differential transfer tests (t_transfer.sh, t_delta.sh).
 # Source after lib.sh.  One module `mod` is served by the stock daemon (the
 # oracle, "R" side) and by prsyncd ("P" side) from the same config; the

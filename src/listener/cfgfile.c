@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Configuration files (cfgfile.h).  rsyncd 3.5.0, checked: a directory
  * named by &include contributes its "*.conf" files and one named by

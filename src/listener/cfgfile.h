@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Reading configuration files: the main file, the files of &include and
  * &merge, and the files of the "include from"/"exclude from" directives.

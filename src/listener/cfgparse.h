@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Between the two halves of the configuration parser: cfgtext.c reads the
  * file (lines, sections, &include/&merge, messages), config.c knows the

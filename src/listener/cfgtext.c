@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsyncd.conf syntax: lines, continuations, comments, sections, &include
  * and &merge, and the messages that cite them; the directives themselves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * --check-config: every problem of the file in one run, then what the
  * daemon itself would only find out when a client selects a module: its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsyncd.conf directives: the table of every directive rsync 3.5.0's
  * rsyncd.conf(5) documents, and what each does to the configuration.  The

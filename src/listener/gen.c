@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Configuration generations: the file parsed once, checked, and sealed
  * into the snapshot that every session of this generation maps.  A reload

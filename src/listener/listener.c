@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The listener: gets connections (bound, socket-activated or inetd), and
  * for each one forks and executes the session monitor (prsyncd-monitor),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #ifndef PRSYNCD_LISTENER_H
 #define PRSYNCD_LISTENER_H
 

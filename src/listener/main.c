@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * prsyncd: the listener's command line.  Each connection is served by a
  * separate binary, prsyncd-monitor (src/monitor/), which the listener

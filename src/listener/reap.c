@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The listener's report on a session monitor it reaped.  A monitor that
  * ends normally has logged its session itself; one killed by a signal

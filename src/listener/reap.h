@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #ifndef PRSYNCD_REAP_H
 #define PRSYNCD_REAP_H
 

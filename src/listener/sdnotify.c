@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * systemd readiness notification (sd_notify(3)'s protocol, written by
  * hand): one datagram per state change to the AF_UNIX socket named by

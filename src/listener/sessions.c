@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The listener's session table and the connection limits it enforces.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Where connections come from: sockets the listener binds itself, sockets
  * systemd hands over (socket activation), or one connection already

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* "socket options" (sockopts.h): the names rsync 3.5.0 knows, with its
  * meaning of a bare name (1, or the IPTOS constant itself). */
 #include <netinet/in.h>

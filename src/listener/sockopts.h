@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * "socket options": rsyncd's list of NAME[=VALUE] words (separated by
  * blanks or commas), set on every accepted connection.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Access decisions for a session (access.h): the name service answers for
  * hosts.c, asked before the worker exists, cached per session.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * "hosts allow" / "hosts deny" for every module, decided once per session
  * on the client's address before the worker exists (src/priv/hosts.h has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Daemon authentication (auth.h).  Every input of auth_check_response()
  * comes from the client: the line is split once, the rules are walked once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Daemon authentication ("auth users", "secrets file", "strict modes",
  * "auth digest"), done by the session monitor as rsyncd 3.5.0 does it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * "auth users" rules (authusers.h): split and compiled once, from the
  * configuration; nothing here sees a client's bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * "auth users" rules, compiled from the configuration before the worker
  * exists (auth_init), so that a login only runs the compiled patterns

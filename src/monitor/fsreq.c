@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The worker's filesystem requests, answered by the session monitor after
  * it selected a module and confined itself (session.c).

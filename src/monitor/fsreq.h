@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The monitor's filesystem service for the worker, after module selection.
  * Every path is resolved beneath one descriptor of the module root

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The per-session log budget; see logbudget.h. */
 #include "logbudget.h"
 #include "log.h"

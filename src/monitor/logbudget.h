@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * How much one session may write to the operator's log through the worker
  * (PR_W_LOG).  The worker keeps its own, smaller budget for what clients

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * prsyncd-monitor: one session monitor per connection, executed by the
  * listener with the client socket on fd 3 (PR_FD_CLIENT), with --log-fd

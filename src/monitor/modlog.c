@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Per-module log destinations (modlog.h).
  */

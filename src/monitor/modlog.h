@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Where a session logs after module selection, as rsyncd decides it: a
  * module whose "log file" differs from the global one logs to that file

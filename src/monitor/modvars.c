@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Per-connection %VAR% expansion of the selected module (modvars.h). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The selected module as the session uses it: its values with the
  * %VAR% references rsyncd defines per connection expanded (cfgvars.h),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The session monitor before module selection.  It is root (in root mode)
  * and reads records from a worker that faces the network and may be

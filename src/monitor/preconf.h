@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The session monitor's confinement before module selection (preconf.c),
  * applied once the worker is running and before the first worker record is

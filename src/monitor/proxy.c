@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * PROXY protocol header reader (proxy.h).  What is read, and why it stops
  * where it does:

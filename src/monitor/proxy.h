@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The PROXY protocol header (HAProxy's proxy-protocol.txt, versions 1 and
  * 2), read by the session monitor before the worker exists, as rsyncd's

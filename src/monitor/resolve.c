@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Path resolution for the filesystem service; see resolve.h.
  *

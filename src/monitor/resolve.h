@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Resolving a worker's path beneath the module root, the one way the
  * monitor turns a path into a descriptor (fsreq.c).  The module's filters

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The session monitor (prsyncd-monitor): one per connection, executed by
  * the listener.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #ifndef PRSYNCD_SESSION_H
 #define PRSYNCD_SESSION_H
 

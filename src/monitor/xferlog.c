@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The transfer log (xferlog.h): the request line, and the worker's
  * per-file lines written as they come.

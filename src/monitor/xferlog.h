@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsyncd's transfer log, as far as the session monitor writes it: the
  * "rsync on|to REQUEST from HOST (ADDR)" line, and, with "transfer

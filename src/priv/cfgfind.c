@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Lookups over a loaded configuration, shared by the listener (which
  * parses the file) and the session monitor (which holds a snapshot of it

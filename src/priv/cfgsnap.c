@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The configuration snapshot (format in cfgsnap.h): written by the listener,
  * read and checked by every session monitor.  The reader trusts nothing in

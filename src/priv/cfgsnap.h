@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The configuration snapshot: how a parsed configuration travels from the
  * listener, which reads the file, to each session monitor, which must not.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* %VAR% expansion (cfgvars.h). */
 #include <string.h>
 

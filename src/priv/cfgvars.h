@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * %VAR% references in configuration values, expanded as rsyncd 3.5.0
  * expands them (checked against it, tests/integration/t_confdirs.sh):

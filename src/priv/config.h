@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The daemon configuration: rsyncd.conf syntax, read by the privileged side
  * only.  The listener parses it at start-up, on SIGHUP and for

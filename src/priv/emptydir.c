@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The worker's root directory.  Its only job is to contain nothing: if it
  * held files, or if the worker's user could write to it, the chroot would

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #ifndef PRSYNCD_EMPTYDIR_H
 #define PRSYNCD_EMPTYDIR_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Numeric host tokens (hostlist.h).  The list is the operator's, checked
  * when the configuration is loaded; matching re-reads it each time (a few

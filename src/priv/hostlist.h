@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Address lists in rsyncd.conf's host-token syntax, numeric forms only:
  * "ADDR", "ADDR/BITS" or "ADDR/MASK", IPv4 or IPv6, separated by commas

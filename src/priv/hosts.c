@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * "hosts allow" / "hosts deny" (hosts.h).  The lists are parsed from the
  * configuration (hosts_parse: numeric addresses and masks, patterns

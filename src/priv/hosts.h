@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * "hosts allow" / "hosts deny" as rsyncd 3.5.0 decides them
  * (rsyncd.conf(5)), as a pure function of the list, the peer and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The session<->listener channel (format and rules in lchan.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The session<->listener channel: one SOCK_SEQPACKET socketpair per session,
  * on which the session monitor asks the listener for connection slots.  The

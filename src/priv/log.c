@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Operator log.  Lines in a log file carry rsyncd's default prefix
  * "YYYY/MM/DD HH:MM:SS [PID] " so existing log tooling keeps working.

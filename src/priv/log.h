@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #ifndef PRSYNCD_LOG_H
 #define PRSYNCD_LOG_H
 

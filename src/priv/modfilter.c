@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Module filters: see modfilter.h.  Each directive is parsed as rsyncd
  * parses it (which prefixes it allows, whether words or lines are rules);

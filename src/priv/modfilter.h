@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Module filters (rsyncd.conf filter, include from, include, exclude from,
  * exclude): checked when the configuration is read, compiled into one flat

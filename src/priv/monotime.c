@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The monotonic clock (monotime.h): one copy for every deadline. */
 #include <time.h>
 

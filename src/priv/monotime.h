@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The monotonic clock in milliseconds, for the deadlines of both
  * privileged processes (the listener's, the session monitor's). */
 #ifndef PRSYNCD_MONOTIME_H

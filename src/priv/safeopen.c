@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The trusted-owner path walk (safeopen.h).  Every component is opened with
  * O_PATH | O_NOFOLLOW beneath the directory descriptor held for its parent,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Opening a file or directory the operator named in the configuration or
  * on the command line (motd, secrets, include/exclude-from files, module

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Which syscall killed a worker, or a session monitor?  The kernel writes
  * an audit record for every seccomp kill ("type=1326 ... pid=N ...

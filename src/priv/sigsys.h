@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #ifndef PRSYNCD_SIGSYS_H
 #define PRSYNCD_SIGSYS_H
 

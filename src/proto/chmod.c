@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * chmod rules (chmod.h), written from rsync's manual and chmod(1), with
  * every corner below checked against rsync 3.5.0's "outgoing chmod":

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsync's chmod rules ("outgoing chmod", and the syntax of --chmod): a
  * comma-separated list of chmod(1)-style clauses, each optionally

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Descriptor numbers agreed between the processes at exec time. */
 #ifndef PRSYNCD_FDS_H
 #define PRSYNCD_FDS_H

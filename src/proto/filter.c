@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Parsing and matching single filter rules; see filter.h.  Written from
  * the protocol notes and rsync(1), checked against stock behaviour by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Filter rules (spec part 2, section 3; rsync(1) FILTER RULES): parsing one
  * rule and matching a name against it.  Shared by the worker (the client's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Framing for the monitor<->worker channel.  SOCK_SEQPACKET preserves record
  * boundaries, so a record is valid only if the kernel reports no truncation

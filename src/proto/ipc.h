@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * One end of the monitor<->worker channel: a SOCK_SEQPACKET socket that
  * carries whole pr_msg records (the header and the body its type declares)

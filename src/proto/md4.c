@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * MD4 as RFC 1320 describes it: three rounds of sixteen steps over each
  * 64-byte block, little-endian words, the usual 0x80 / length padding.

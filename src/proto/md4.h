@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * MD4 (RFC 1320), for rsync's protocol 27-29 checksums and the "md4"
  * checksum choice (worker), and the "md4" daemon-auth digest (session

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What both directions of the monitor<->worker channel share: the table
  * that says, per type, how long the body is, who may send it and whether

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Messages between the session monitor and the worker.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Validation in either direction, for the test tools, unit tests and
  * fuzzers that play both ends.  Neither daemon binary links this file: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Between msg.c and the two validator files (msg_w2m.c, msg_m2w.c): the
  * header check and the field checks both directions use.  Not for callers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The validators of the messages a monitor sends to its worker: linked by
  * the worker (which checks its monitor too, to catch monitor bugs) and by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The validators of the messages a worker sends to its monitor: the only
  * ones the monitor links (it never receives the other direction's), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Pre-faulting the stack and fresh blocks; see prefault.h. */
 #include <stdint.h>
 #include <sys/mman.h>

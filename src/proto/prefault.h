@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #ifndef PR_PREFAULT_H
 #define PR_PREFAULT_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * An allow-list turned into BPF with libseccomp (see seccomp_build.h).
  * Anything not listed kills the whole process (SCMP_ACT_KILL_PROCESS).

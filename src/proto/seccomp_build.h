@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Building (not loading) a policy's seccomp filter with libseccomp.  Used at
  * build time by policy/bpfgen.c, which turns every policy into the BPF

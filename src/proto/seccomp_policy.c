@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Loading an allow-list: the BPF program for it was generated at build time
  * from policy/NAME.policy (policy/bpfgen.c, with libseccomp: the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A seccomp allow-list as data.  policy/NAME.policy is turned into a
  * `const struct pr_policy pr_policy_NAME` by policy/policy2c.awk at build

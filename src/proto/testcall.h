@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Test builds only (PRSYNCD_TEST_HOOKS): make one forbidden syscall by
  * name, to prove that a confined process is killed for it

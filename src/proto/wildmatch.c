@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Compiling wildcard patterns (see wildmatch.h), and the direct tests of
  * the simple shapes; the automaton is run by wildrun.c.

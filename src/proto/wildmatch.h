@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsync's wildcard dialect (spec part 2, 3.4), written from the
  * description: '?' and '[...]' match one byte other than '/', '*' a run of

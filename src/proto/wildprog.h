@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The compiled form of a wildcard pattern, shared by the compiler
  * (wildmatch.c, trusted input in the privileged processes: configuration)

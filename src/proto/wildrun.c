@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Running a compiled wildcard program over a text (wildmatch.h): all that
  * the privileged processes execute of the matcher once a client or a

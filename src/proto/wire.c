@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Integer encodings of the rsync protocol.  The decoders are the first
  * code to touch integers from the network, so each one bounds what it

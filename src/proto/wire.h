@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsync's integer encodings (spec part 1, section 2).  Encoders write into
  * a caller's small array and return the byte count; decoders read from a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Module charsets (charset.h). */
 #include <errno.h>
 #include <iconv.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A module's "charset": with a client that asks for --iconv, file names
  * (and, with the client's 's' capability, symlink targets) go on the wire

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Choosing a compressor: names, the negotiation pick, levels, and which
  * files count as already compressed (spec part 1 5.2/5.3, part 2 11.7).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Compressed token streams (spec part 2, section 11.2-11.7): one encoder
  * and one decoder per format, both speaking the same byte framing.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Compression for one session: what the client asked for (options and the
  * name-list negotiation, spec part 1 5.2/5.3) and the per-file token sink

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The session's side of compression (see compress_sess.c).
  */

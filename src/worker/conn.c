@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Buffered, deadline-bounded I/O on the client socket.  The socket is
  * non-blocking and every wait goes through poll(), so a client that trickles

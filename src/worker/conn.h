@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The client connection as the worker sees it: a socket with a read buffer,
  * a deadline for the handshake, and bounded line reads.  Every read from the

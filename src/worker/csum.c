@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsync's checksums (spec part 2 section 8, part 1 section 5.4).
  *

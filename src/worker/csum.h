@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsync's checksums: the rolling weak sum, the per-block strong sums with
  * each algorithm's seed rules, whole-file sums after the token stream, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Inside the compressed token streams: the framing (ctok_enc.c,
  * ctok_dec.c) is shared, each format plugs in a small backend

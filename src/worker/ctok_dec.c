@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The compressed token framing, receiving side (spec part 2, 11.2).  All
  * input is untrusted: record lengths are bounded by the framing itself,

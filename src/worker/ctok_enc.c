@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The compressed token framing, sending side (spec part 2, 11.2).  Block
  * references are collected into runs and written only once a run is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * lz4 (spec part 2, 11.6): every record is one independent LZ4 block of at
  * most 16383 input bytes whose compressed form also fits a record; when it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * zlibx and zlib (spec part 2, 11.3 and 11.4): one raw deflate stream per
  * file, sync-flushed before each token with the 00 00 ff ff trailer left

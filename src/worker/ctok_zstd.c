@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * zstd (spec part 2, 11.5): one compression context for the whole session,
  * one frame that never ends; each token flushes what is buffered.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The text phase of the rsync daemon protocol (see docs/protocol-notes.md
  * and the project spec, part 1 section 3): everything up to "@RSYNCD: OK".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #ifndef PRSYNCD_DAEMON_H
 #define PRSYNCD_DAEMON_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * --files-from=FILE: the names to send from a file in the module, read
  * through the monitor like a merge file.  Each name becomes a source

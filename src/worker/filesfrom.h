@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * --files-from, from the client's socket or from a file in the module
  * (filesfrom.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The client's filter list on the sending side (spec part 2, section 3).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The client's filter rules on the sending side (spec part 2, section 3):
  * the received list, -C, and per-directory merge files.  Module filters

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* File-list names under --iconv (flconv.h).  Messages as rsyncd 3.5.0. */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * File names and symlink targets on the wire under --iconv (charset.h):
  * the check made when an entry joins the file list (an entry whose name

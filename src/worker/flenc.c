@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Encoding file-list entries for the wire (spec part 2, 4.1-4.8): the
  * flags word of each protocol, the "prev" compression state kept for the

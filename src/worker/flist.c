@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Building and sending file lists (spec part 2, sections 4 to 6).
  *

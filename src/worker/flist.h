@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The file list: built from the monitor's answers, sorted exactly as the
  * client sorts it, and encoded per protocol (spec part 2, sections 4-5).

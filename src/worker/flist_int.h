@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Between the parts of the file-list code: flist.c builds and sorts one
  * list, flenc.c encodes entries for the wire, xattr.c their ACLs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The file lists of a session (spec part 2, section 6).  Without
  * incremental recursion there is one list, kept to the end.  With it, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A sliding pread window over a file (see fmap.h).
  *

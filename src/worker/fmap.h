@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Windowed reading of a file the monitor opened for us.  Reads go through
  * pread into a sliding buffer rather than mmap, so a file that shrinks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Requests to the monitor for filesystem facts.  Answers are validated by
  * the shared validator before we see them; a missing or unexpected answer

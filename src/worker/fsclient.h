@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The worker's view of the module's files: every call is a request to the
  * monitor, which resolves the path beneath the module root and answers.

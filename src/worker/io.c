@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Multiplexed I/O (spec part 1, section 6).  Output is always multiplexed
  * once the seed is sent; input only from protocol 30.  Input frames other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The rsync data stream over the client connection: multiplexed output
  * (MSG_DATA frames and out-of-band messages), demultiplexed input for

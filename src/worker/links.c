@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What the client's link options make of one symlink the sender meets
  * (rsync's readlink_stat, described in rsync(1), SYMBOLIC LINKS, and

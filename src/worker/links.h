@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The sender's symlink options (-L, -k, --copy-unsafe-links) and the
  * module's "munge symlinks", applied to one symlink entry (links.c).

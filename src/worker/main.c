@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * prsyncd-worker: one per connection, re-executed by the session monitor
  * with an empty environment and exactly two descriptors of interest: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Block sums and block matching (spec part 2 sections 7.4 and 10.3).
  *

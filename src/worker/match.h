@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The client's block sums for one file, and the search for them in our
  * file.  Everything here is sized from a sum head that sums_check_head()

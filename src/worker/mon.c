@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The worker trusts the monitor's answers only after the shared validator
  * has accepted them; a malformed answer means a bug on the privileged side,

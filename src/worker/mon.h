@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The worker's side of the monitor channel: requests, answers, log records. */
 #ifndef PRSYNCD_MON_H
 #define PRSYNCD_MON_H

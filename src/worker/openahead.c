@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Files opened ahead of the client's requests (see openahead.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Opening the files the client asks for, several per exchange with the
  * monitor.  The client asks for files in list order, so when it asks for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The client's "server command line" (spec part 1, section 4): turn the
  * argument records into struct options, or into the one error line a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The options a client sent as its "server command line", parsed and
  * checked.  Everything the sender does differently per option is driven

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * "refuse options" (refuse.h).  Behaviour checked against rsync 3.5.0's
  * daemon, one configuration per case (tests/integration/t_refuse_opts.sh):

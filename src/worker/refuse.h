@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A module's "refuse options", judged as rsyncd 3.5 judges them: against
  * rsync's own option names (long names, letters, the "no-" forms), with

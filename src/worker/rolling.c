@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The weak sum of a whole block (csum_rolling, spec part 2 section 8.1):
  * s1 = the sum of the bytes taken as signed chars, s2 = the sum of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The worker's confinement, in the order that makes each step possible and
  * the next one meaningful:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #ifndef PRSYNCD_SANDBOX_H
 #define PRSYNCD_SANDBOX_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The sender's main loop (spec part 1 section 8, part 2 section 7): read
  * the client's requests, echo them, send each file's delta, keep the

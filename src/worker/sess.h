@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Everything one transfer session knows after the handshake: the options,
  * what was negotiated, and the I/O channel.  One instance per worker.

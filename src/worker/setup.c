@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * From "@RSYNCD: OK" to the first multiplexed byte: the argument list,
  * option checks, compat flags, checksum negotiation and the seed (spec

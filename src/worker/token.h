@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Where the delta goes: block matching produces literal runs and block
  * references; a token writer turns them into a wire format (plain, or one

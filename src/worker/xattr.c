@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * -A and -X on the sending side; see xattr.h.  Behaviour as rsync 3.5.0's
  * daemon sender shows it (protocol 30+; described in rsync(1) for -A,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * -A and -X on the sending side (protocol 30 and later): what the monitor
  * reads raw (msg.h, XATTR) is parsed here, turned into rsync's ACL and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The transfer log's per-file lines (xferfmt.h).  The escapes, as
  * rsyncd.conf(5) lists them and rsync 3.5.0 prints them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsyncd's per-file transfer log lines, in the module's "log format",
  * formatted by the worker (xferrec.c sends them to the monitor, which

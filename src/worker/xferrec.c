@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Transfer log lines for the monitor (xferrec.h).  What rsyncd's log
  * escapes show is decided here from the session's options (xferfmt.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The worker's side of the transfer log: it tells the monitor what was
  * asked (PR_W_START, once, answered with whether per-file lines are

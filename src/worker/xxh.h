@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The xxhash family for csum.c, built from xxhash.h inline, twice: for the
  * baseline instruction set and for AVX2 (xxh_avx2.c), chosen once at run

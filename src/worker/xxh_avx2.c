@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The xxhash functions built for AVX2 (see xxh.h); used only when the CPU
  * has it.  Elsewhere than x86-64 this file defines nothing to choose. */
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The xxhash functions for any CPU (see xxh.h), and the choice of build. */
 #define XXH_OPS_NAME xxh_ops_base
 #define XXH_OPS_LABEL "base"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The body of one build of the xxhash functions (see xxh.h): included by
  * xxh_base.c and xxh_avx2.c with XXH_OPS_NAME defined and, for the latter,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz the session monitor's check of a daemon-auth response
  * (auth_check_response in src/monitor/auth.c, reached by a line the client

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz the snapshot reader (src/priv/cfgsnap.c, cfgsnap_parse): the bytes
  * of a hostile configuration memfd.  Input byte 0 picks the shape:
  *   even  the rest is the whole snapshot, as is;

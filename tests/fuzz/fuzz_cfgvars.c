@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz %VAR% expansion (src/priv/cfgvars.c): the listener expands every
  * configuration value, the session monitor the selected module's values

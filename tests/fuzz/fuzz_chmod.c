@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz the chmod rules of "outgoing chmod" (src/proto/chmod.c): the
  * listener parses the operator's value, the worker applies it to every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz the configuration parser (src/listener/config.c, cfg_parse): any
  * text is either parsed or refused with a "FILE:LINE: reason", in time and
  * memory linear in its size.  A parsed configuration keeps the parser's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz the session monitor from the worker's side: every record a
  * compromised worker can send, through the receive path (framing,
  * sequence numbers, descriptors), the shared validators (src/proto/msg.c)

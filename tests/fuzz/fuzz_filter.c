@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz rule parsing and matching: the input is "RULES\0NAME" (or RULES
  * alone, matched against a few fixed names).  Any rule text either parses
  * or is refused; parsed rules match any name in bounded time and memory,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz the daemon handshake text phase (src/worker/daemon.c over conn.c):
  * greeting parsing, the optional #early_input block, the request line.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz the hosts allow/deny matcher (src/priv/hosts.c), which a PROXY
  * header's address also reaches: the input is "ALLOW\0DENY\0ADDRESS\0NAME"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz the listener channel (src/priv/lchan.c and the listener's table of
  * requests, src/listener/sessions.c): records a hostile session monitor
  * sends the listener, answers a hostile listener sends a session, and the

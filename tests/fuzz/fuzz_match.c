@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz the sum-head check and block matching (src/worker/match.c, with
  * fmap.c and csum.c underneath).

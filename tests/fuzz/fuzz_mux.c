@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz the worker's reading of the client's data stream: the multiplexed
  * input of src/worker/io.c (frame headers, client messages, the fatal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz the batched-open records (PR_W_OPENV, PR_W_CLOSEV, PR_M_OPENV) the
  * way both sides take them: the input is a header selector, a descriptor
  * count and the body bytes.  Whatever the validator accepts must hold the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz the PROXY protocol header reader as the session monitor runs it:
  * the input is what a trusted proxy's peer sends.  proxy_need() is asked
  * how many bytes to take, exactly those are taken (never more than the

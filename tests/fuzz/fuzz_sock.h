@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * For the fuzz targets that drive the worker's client side: the input
  * becomes what a client sent on a socket (then shut down), with room for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Fuzz the compressed token decoders (src/worker/ctok_*.c).
  *

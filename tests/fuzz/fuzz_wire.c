@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz the integer decoders: any input either decodes or is rejected,
  * and whatever decodes re-encodes to a value that decodes the same. */
 #include <stddef.h>

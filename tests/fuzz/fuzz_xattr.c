@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz the worker's -A/-X parsers (src/worker/xattr.c): the monitor's
  * XATTR records (count from the first 4 bytes, then the records) and the
  * ACL attribute format (the same bytes).  Records a parse accepts must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Fuzz the transfer log's per-file lines as the worker formats them
  * (xferfmt.c): the input is a "log format" (the operator's) up to a NUL,
  * then the file's numbers (struct nums below, short input zero-filled),

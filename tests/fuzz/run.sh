@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Run libFuzzer targets for a fixed time each, from their seeds, and record
 # what they did:  tests/fuzz/run.sh SECONDS build/fuzz/fuzz_NAME...
 #

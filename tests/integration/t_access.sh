@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # hosts allow / hosts deny, reverse lookup and forward lookup (issue 10
 # part 1), differential against rsync --daemon: the same configuration,
 # the same stock client connecting from several loopback addresses (with

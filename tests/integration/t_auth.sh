@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Daemon authentication (issue 10 part 2), differential against rsync
 # --daemon with the same configuration and the same stock client:
 #   every digest (sha512 sha256 sha1 md5 md4) at protocols 27-32, and a

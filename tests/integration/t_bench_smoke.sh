@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The benchmark (bench/bench.py, `make bench`) works: with tiny sizes and
 # one run it starts both daemons, pulls every scenario from each, and
 # prints a row per scenario in both tables.  Nothing here looks at the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Issue 9, findings 2-7: what a client can make prsyncd spend is bounded,
 # asserted by counted work or peak memory against a limit derived from
 # the input, never by time; rsyncd's CPU (and memory) on the same input is

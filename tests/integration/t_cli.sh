@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Command line and start-up checks: --check-config on good and bad files,
 # --version/--help, refusals that cite file and line, the pid file.
 . "$(dirname "$0")/../lib.sh"

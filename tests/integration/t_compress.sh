@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Compression against the oracle (tests/transfer_lib.sh): every
 # --compress-choice on full and delta pulls, -z at protocols 27-32 (zlib
 # below 30 and without negotiation, negotiated above), levels, the zlib

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The configuration corpus (tests/conf-corpus/*.conf: files in the styles
 # of mirrors, container images and configuration-management templates),
 # each served by rsync --daemon and by prsyncd: the same module list, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # What the sender sends and how the file is read, against rsync --daemon
 # with the same configuration: ignore nonreadable, outgoing chmod,
 # charset, ignore errors, max verbosity, open noatime, write only, %VAR%

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Daemon-side rsync CVE classes of 2024-2026 that no other test shows
 # prsyncd unaffected by (docs/threat-model.md section 7 maps every class
 # to its test):

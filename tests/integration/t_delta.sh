@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Delta transfer against the oracle: the destination holds edited, older
 # copies of the source files (bytes changed in the middle, an insertion, a
 # deletion, truncated, appended, a multi-MiB file with several edits);

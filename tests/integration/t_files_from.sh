@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # --files-from naming a file in the module (--files-from=:FILE), pulled
 # from a chrooted rsync 3.5.0 daemon and from prsyncd at protocols 27, 30
 # and 32: trees (the root's attributes too where stock sends "."), exit

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Filters, differential against rsync --daemon (tests/transfer_lib.sh):
 # the client's rules (each kind and modifier, wildcards, -C, -F/-FF,
 # dir-merge files with modifiers), module filters in rsyncd.conf alone

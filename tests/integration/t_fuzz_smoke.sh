@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Every libFuzzer target (tests/fuzz/fuzz_*.c) built and run briefly from
 # its seeds (tests/fuzz/corpus/NAME, tests/fuzz/NAME.dict): a crash, a
 # sanitizer report, a leak, a timeout or an out-of-memory in that time

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The text phase against the oracle: module listings (stock client output
 # and raw bytes), MOTD, list = no, unknown modules, odd greetings.  prsyncd
 # and rsync --daemon serve the same config; their answers must match.

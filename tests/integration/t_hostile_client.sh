@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # A hostile client after a real handshake: sum heads that violate the
 # negotiated digest length (the CVE-2024-12084 shape) or the count /
 # block length / remainder bounds.  Each must end that session with a

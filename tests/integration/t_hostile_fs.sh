@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The monitor's filesystem service under attack.  A hostile program in
 # place of the worker selects module "pub" and then sends filesystem
 # requests: malformed ones (the validator must end the session), and valid

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The other direction: a hostile session monitor (tests/tools/fake_monitor.c)
 # starts the real worker on a socketpair, exactly as prsyncd-monitor does,
 # answers honestly from a made-up module until one chosen answer, and sends

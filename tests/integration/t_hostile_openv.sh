@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Batched opens (PR_W_OPENV / PR_W_CLOSEV) against the real session monitor,
 # from a hostile worker (tests/tools/hostile_openv.c): every path is judged
 # in a batch of sixteen exactly as alone (missing names, directories, devices, fifos,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # A hostile session monitor against the listener: the listener runs a
 # stand-in (tests/tools/hostile_session.py) in place of prsyncd-monitor,
 # which sends malformed, out-of-order and lying records on the listener

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # A hostile program in place of the worker attacks the session monitor.
 # Each misbehaviour must end that session with a log line, and the same
 # listener must keep serving (the "normal" mode execs the real worker).

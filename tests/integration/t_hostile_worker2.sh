@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The hostile worker, completed (tests/tools/hostile_worker2.c in place of
 # prsyncd-worker): every one of the fourteen worker requests sent malformed
 # end to end (body length, descriptor, flags, magic, a field, a string);

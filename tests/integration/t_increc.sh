@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Incremental recursion (protocol >= 30, CF_INC_RECURSE; spec part 2
 # section 6): differential pulls of a big tree (>= 50,000 entries in
 # >= 2,000 directories, tests/tools/mkbigtree.py) and of a small tree with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Connection limits, counted by the listener: 'max connections' per module
 # with the global section as default (0 unlimited, negative refuses all),
 # differential against rsyncd (same @ERROR text, same exit code); 'max

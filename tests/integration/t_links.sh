@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Symlink-heavy mirror trees (in the style of rsync issues 1067 and 1087:
 # absolute targets, links out of the module, chains, loops, links to
 # directories, dangling links, a directory cycle), pulled from a chrooted

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # 200 sequential and 50 concurrent sessions complete, and the listener
 # is left with the descriptors it started with and no zombie children.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Where session lines go, differential against rsyncd: a module's own 'log
 # file' takes the lines from module selection on (the global log keeps the
 # connection's); 'syslog facility' and 'syslog tag' with rsync 3.5.0's

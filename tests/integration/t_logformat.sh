@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # rsyncd's log lines, differential: the same pulls from rsyncd and from
 # prsyncd, each daemon's new log lines compared after dropping the
 # timestamp and pid prefix.  A module listing, refused connections, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # logrotate's move-and-SIGHUP with the shipped snippet (policy/
 # prsyncd.logrotate, paths pointed at the test's files) loses no line:
 # pulls before and after the rotation, a session selected before it that

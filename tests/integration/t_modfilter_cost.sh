@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The cost of module filters in the session monitor, counted, not timed
 # (issue 9, finding 1).  A stock client asks for 10 paths of about 2,047
 # components (mod/a/a/.../a, which need not exist) from modules whose

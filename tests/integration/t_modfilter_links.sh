@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Module filters and symlinks inside the module, with the stock client.
 # Links whose targets the filters do not hide are served as rsyncd serves
 # them (differential: mod/alias/file where alias -> pub, chains, links as

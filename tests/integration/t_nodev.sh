@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # OPEN on a module whose mount is nodev (src/monitor/resolve.c,
 # open_regular_direct): there the monitor opens a regular file in two
 # system calls instead of three, because the kernel itself refuses to open

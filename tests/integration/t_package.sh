@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The Debian package: dpkg-buildpackage -us -uc -b builds it from a copy of
 # the tree; it installs (binaries, units, man pages readable with man -l,
 # logrotate snippet, the workers' account, the empty chroot); its socket

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Operator files opened without following a symlink an unprivileged user
 # planted (issue 9 finding 8; rsync 3.5.0's CVE-2026-53802/53803 class):
 # every file and directory the privileged side opens by a configured name

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # PROXY protocol v1 and v2, as rsync 3.5.0 configures it ('proxy protocol'
 # with 'proxy protocol hosts'), differential against rsyncd where rsyncd
 # supports the case:

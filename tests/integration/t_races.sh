@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Filesystem races while stock clients pull in a loop, against prsyncd (as
 # root, and started by an ordinary user, whose monitors have neither chroot
 # nor uid drop and rely on openat2 alone) and against rsyncd, on the same

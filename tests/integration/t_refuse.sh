@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Requests prsyncd refuses: pushes to a read-only module, unknown options,
 # filter rules prsyncd does not implement.  Compression, once refused
 # here, is accepted now (t_compress.sh tests it).

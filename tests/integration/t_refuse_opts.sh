@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # "refuse options" and every other refusal, against rsync --daemon with
 # the same configuration: option names, letters, aliases, wildcards, "!"
 # exceptions, what options imply (-a's parts, -z by a level, --delete by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Configuration once, reload without dropping anyone: sessions running
 # across a SIGHUP keep their module set; new ones see the new set; a file
 # that fails to parse is refused and the old configuration stays; no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The worker's confinement, read from /proc while a session is open, and
 # the seccomp kill path (test builds carry a hook that makes the worker try
 # open("/etc/passwd"); release builds must not contain it).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Seccomp, proven per call.  Test builds carry hooks (absent from release
 # builds, checked at the end) that make the confined worker, and separately
 # the confined session monitor, make one forbidden syscall each:

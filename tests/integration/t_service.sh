@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Running as a service: socket activation through systemd-socket-activate
 # (one and two sockets, and Accept=yes), inetd mode with the connection on
 # standard input, the readiness notifications a test socket receives

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The `timeout` directive (issue 10, part 3): the client's silence in every
 # phase ends the session within timeout + 2 s, and its slot comes back; the
 # handshake is bounded as rsync 3.5.0 bounds it (min(timeout, 60 s), or the

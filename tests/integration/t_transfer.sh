@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Differential transfer tests: one module served by rsync --daemon (the
 # oracle) and by prsyncd, pulled by the same stock client at protocols
 # 27-32 with many option sets; exit codes, client output and destination

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The systemd units in policy/: exposure at or below 1.5 by
 # systemd-analyze security --offline=true; the units verify with the
 # build's binaries in place; every system call prsyncd's three processes

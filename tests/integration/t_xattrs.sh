@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # -A and -X: a tree whose ACLs and extended attributes the test sets
 # (setfacl/setfattr from Debian's acl and attr packages), pulled from a
 # chrooted rsync 3.5.0 daemon and from prsyncd at protocols 30, 31 and 32:

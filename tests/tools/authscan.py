@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Log in to a prsyncd module with sha512 daemon auth, hold the session at
 "@RSYNCD: OK", and scan the memory of the session's processes (through
 /proc/PID/mem, as root) for secret strings: the worker must never hold one

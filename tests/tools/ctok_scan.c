@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Check our token-stream decoders against stock's encoders: find, in a
  * batch file a stock client wrote (--write-batch records the stream the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """What the hostile test clients (evilsums.py, evilinc.py) share: a
 daemon connection at protocol 32 up to the multiplexed stream, frame
 reading, and the ending that reports the server's messages.  Every wait

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A hostile rsync client for incremental recursion: handshakes at protocol
 32 with the 'i' capability and -r, waits for the first lists, then sends
 one of a few protocol violations.  Prints the server's text messages and

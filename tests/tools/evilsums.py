@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A hostile rsync client: handshakes at protocol 32 with a short digest
 (--checksum-choice=xxh64, 8 bytes), receives the file list, then requests
 the first file with a crafted sum head.  Prints the server's text messages

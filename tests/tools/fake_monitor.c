@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A hostile session monitor for the real worker.  It listens on
  * 127.0.0.1:PORT, accepts one client, starts the real prsyncd-worker

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A --files-from=- client at protocol 32: the first path argument BASE,
 then N names cycling through NAMES but its last (comma-separated), the
 last one of NAMES ending the list (so that the list is not empty), NUL-separated in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Regenerate tests/unit/filter_cases.inc: python3 tests/tools/filter_cases.py > tests/unit/filter_cases.inc
 # (run in a scratch directory; needs a stock rsync).  "-/ /abs" rules are
 # not in the table: locally they see the whole filesystem path.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Many idle connections for the limits load test.
 
   flood.py PORT N SRC READY GO [--send TEXT]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A man in the middle for daemon-auth tests, run by the stock client as
 RSYNC_CONNECT_PROG: it connects to 127.0.0.1:PORT, rewrites the digest list
 of the first "@RSYNCD:" line in each direction, and relays everything else

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A client that connects, waits, then talks: for tests of what happens
 to a running session while the daemon reloads or stops.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What the hostile stand-ins for prsyncd-worker (hostile_worker.c,
  * hostile_worker2.c, hostile_openv.c) share: the channel to the session

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A hostile stand-in for prsyncd-worker aimed at the batched opens
  * (PR_W_OPENV, PR_W_CLOSEV).  Started by the monitor like the real worker

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: ISC
 """A hostile stand-in for prsyncd-monitor, for t_hostile_session.sh: the
 listener executes it (as it would the real session monitor) with the
 listener channel on fd 6.  It sends the records named in the file MODE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A stand-in for prsyncd-worker that attacks the session monitor.  The
  * monitor starts it exactly like the real worker (client socket on fd 3,

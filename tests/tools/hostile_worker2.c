@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A second hostile stand-in for prsyncd-worker (see hostile_worker.c for
  * the first): it completes the attack on the session monitor.  Started by

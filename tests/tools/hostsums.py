@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A hostile sum list in full: requests FILE with COUNT blocks of BLENGTH
 bytes whose weak sums are all 0 (the weak sum of a run of zero bytes) and
 whose strong sums never match, so that on a file of zeros every offset

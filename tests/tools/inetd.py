@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A tiny inetd for tests: listens on 127.0.0.1:PORT, and for each of at
 most N connections runs CMD with the connection on standard input and
 standard output (stderr goes to ERRFILE), as inetd's "nowait" services

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """The test client of the hostile stand-ins for the worker
 (tests/tools/hostile_*.c): sends the mode line, prints every line the
 stand-in reports, and acts on the ones that ask the test to do something

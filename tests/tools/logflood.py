@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A client that floods the server with text frames: after the setup it
 sends N MSG_INFO / MSG_ERROR frames (alternating) of LEN bytes each, reads
 until the server falls quiet for a second (at most 30 s) and hangs up.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Large trees for the incremental-recursion test and the memory benchmark.
 
   mkbigtree.py DIR [--files N] [--dirs N]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Build deterministic source trees for the differential transfer tests.
 
   mktree.py DIR [--small]        the awkward tree (full: ~12 MiB; --small: ~1 MiB)

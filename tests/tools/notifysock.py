@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Stands in for systemd's notification socket: binds an AF_UNIX datagram
 socket at PATH and appends every datagram it receives to OUT, one per
 line with newlines shown as '|', until STOPPING=1 arrives or 60 s pass.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Filesystem races for the tests: changes a module's files in a loop, for
  * a bounded time, while clients pull from it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A raw rsync-daemon client for tests: sends scripted bytes, prints what
 the server sent (repr or hex), and exits when the server closes or the
 bounded timeout passes.

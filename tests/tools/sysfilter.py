@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Which system calls a unit's SystemCallFilter= admits, expanded with
 systemd-analyze syscall-filter; then which names read from stdin (one per
 line) it does not admit.

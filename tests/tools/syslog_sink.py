@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A stand-in for the syslog daemon, for tests: binds a datagram socket at
 PATH (the test runs it as /dev/log inside a private mount namespace),
 appends every record received to OUT, one per line, and exits on SIGTERM

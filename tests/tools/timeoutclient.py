@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """A client that goes silent (or stays slow) at a chosen point of a daemon
 session, for the tests of the `timeout` directive (t_timeout.sh).  Prints
 one line:

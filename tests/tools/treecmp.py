@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Compare two trees (destinations of two pulls, or a source and a pull).
 
   treecmp.py A B [options]

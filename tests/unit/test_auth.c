@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for daemon auth in the session monitor (src/monitor/auth.c):
  * the digest negotiated as rsyncd 3.5.0 negotiates it for every kind of

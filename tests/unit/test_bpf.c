@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The seccomp programs generated at build time (build/gen/bpf_programs.c):
  * each is exactly what libseccomp builds from its policy now (so a stale

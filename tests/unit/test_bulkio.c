@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The sender's bulk output: io_write_literal (the token stream and its
  * MSG_DATA frames, written with writev instead of copied into the output

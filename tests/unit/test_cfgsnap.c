@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the configuration snapshot (src/priv/cfgsnap.c): every
  * field survives the trip, the reader refuses every corruption of the

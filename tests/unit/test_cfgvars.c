@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Unit tests for %VAR% expansion (src/priv/cfgvars.c); the expected
  * results are rsyncd 3.5.0's, seen in a module comment. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Unit tests for the chmod rules of "outgoing chmod" (src/proto/chmod.c).
  * Every expected mode below was observed from rsync 3.5.0's daemon
  * (tests/integration/t_confdirs.sh compares the two end to end). */

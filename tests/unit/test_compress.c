@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Compressed token streams: every format through its encoder and decoder,
  * the framing's run and REL/LONG rules, the zlib history (with the
  * protocol < 31 piece rule), and corrupt input rejected cleanly. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Unit tests for the rsyncd.conf parser (src/monitor/config.c). */
 #include "config.h"
 #include "unit.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for csum.c: the rolling sum, each strong sum's seed rule,
  * whole-file and -c sums, names and lengths -- and block/file sums captured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The shared rule parser and matcher against stock behaviour: every row
  * of filter_cases.inc was produced by tests/tools/filter_cases.py from
  * `rsync -r --list-only --filter=RULE... src/` (rsync 3.x): whether the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The file-list order against the order the spec captured from stock
  * (24 names, protocols >= 29 and 28). */
 #include <stdlib.h>

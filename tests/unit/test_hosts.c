@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for hosts allow/deny (src/priv/hosts.c): every token form of
  * rsyncd.conf(5), rsyncd 3.5.0's precedence, forward lookups failing closed

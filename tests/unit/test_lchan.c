@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the session<->listener channel: the validator refuses
  * every malformed record (src/priv/lchan.c), and the listener's table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsync 3.5.0's unsafe-link test (src/worker/links.c), on the cases a
  * chrooted 3.5.0 daemon was seen to treat so with --copy-unsafe-links

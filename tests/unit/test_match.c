@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for match.c and fmap.c: sum-head bounds, and block matching
  * checked by rebuilding the file from the basis and the token stream --

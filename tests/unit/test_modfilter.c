@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Module filters walked one component at a time (src/priv/modfilter.c)
  * against the reference that re-matched every directory prefix with the
  * plain matcher (tests/unit/wild_ref.inc): random rules of every directive

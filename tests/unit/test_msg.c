@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Hostile tests for the monitor<->worker messages (src/proto/msg.c) and
  * their channel framing (src/proto/ipc.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The batched-open messages (PR_W_OPENV, PR_W_CLOSEV, PR_M_OPENV): every
  * field of each refused when malformed, the path packing, and the channel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The server command line parser (src/worker/options.c).
  *

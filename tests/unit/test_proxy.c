@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Hostile tests for the PROXY protocol header reader (src/monitor/proxy.c)
  * and the numeric host lists it trusts peers by (src/priv/hostlist.c).

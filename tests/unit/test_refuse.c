@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Unit tests for "refuse options" (src/worker/refuse.c).  Each expected
  * text is what rsync 3.5.0's daemon said for the same value and option
  * (tests/integration/t_refuse_opts.sh compares the two end to end). */

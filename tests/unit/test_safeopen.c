@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the trusted-owner path walk (src/priv/safeopen.c): links
  * owned by root or by us are followed wherever they are, a link owned by

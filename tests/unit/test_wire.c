@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Integer codecs against the byte sequences captured in the spec. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * -A/-X parsing in the worker (src/worker/xattr.c): the monitor's XATTR
  * records (msg.h) and Linux's ACL attribute format, well-formed and broken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Minimal unit-test harness: each test file is one program that prints
  * one line per failed check and a closing "N passed, N failed" line. */
 #ifndef PRSYNCD_UNIT_H
