@@ -49,8 +49,9 @@ mkdir -p "$na"; echo x > "$na/f"; chmod 755 "$na"
 # made alone when its own mtime falls in the same second as the source's
 # (times compared to the second), so a first pull in the second the
 # fixture was made gave each side's creation time, and the two clients,
-# side by side, could differ by a few milliseconds.
-find "$nr" "$cm" "$cs" "$cs8" -type l -exec touch -h -d @1500000000 {} +
+# side by side, could differ by a few milliseconds.  The same holds for a
+# FIFO (nr/fifo: "fifo: mtime ... vs ..." once in the first pull).
+find "$nr" "$cm" "$cs" "$cs8" \( -type l -o -type p \) -exec touch -h -d @1500000000 {} +
 
 chmod_specs=("Dg+s,ug+w,Fo-w,+X" "D2775,F664" "a-x" "o=" "u=rwX" "g+s,+t" "u+x,+X" "=r"
 	"go-rwx,u+rw" "+X" "Fu+s,Dg-s" "ug=rx" "a+rwx,o-x" "0" "u=,g=,o=r" "D755,F644,F+x"
