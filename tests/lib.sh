@@ -76,8 +76,43 @@ finish() {
 	[ "$NFAIL" -eq 0 ]
 }
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+# free_port: a port nothing listens on, on 127.0.0.1 (free_port6: on ::1).
+# Under tests/run-all.sh each running suite has a slot (PRSYNCD_PORT_SLOT)
+# and takes its ports in turn from that slot's own range below the
+# kernel's ephemeral ports, so suites running side by side never pick the
+# same one; run alone, the kernel picks.
+free_port() { _free_port 127.0.0.1; }
+free_port6() { _free_port ::1; }
+_free_port() {
+	python3 - "$1" "${PRSYNCD_PORT_SLOT:-}" "${PRSYNCD_PORT_DIR:-}" <<'PY'
+import fcntl, os, socket, sys
+host, slot, pdir = sys.argv[1], sys.argv[2], sys.argv[3]
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+def bindable(port):
+    s = socket.socket(fam)
+    try:
+        s.bind((host, port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+if not slot or not pdir:
+    s = socket.socket(fam); s.bind((host, 0)); print(s.getsockname()[1]); sys.exit(0)
+SPAN = 600                      # ports per slot, from 12000 up
+base = 12000 + int(slot) * SPAN
+with open(os.path.join(pdir, "slot" + slot), "a+") as f:
+    fcntl.flock(f, fcntl.LOCK_EX)
+    f.seek(0)
+    n = int(f.read() or 0)
+    for i in range(SPAN):
+        port = base + (n + i) % SPAN
+        if bindable(port):
+            f.seek(0); f.truncate(); f.write(str(n + i + 1))
+            print(port)
+            sys.exit(0)
+sys.exit("free_port: no free port in slot " + slot)
+PY
 }
 
 # wait_port PORT: until something accepts on 127.0.0.1:PORT (max ~10 s)

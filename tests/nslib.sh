@@ -35,10 +35,7 @@ ns_private_etc() {
 	mount --bind "$etc" /etc
 }
 
-# free_port6: a free port on ::1; wait_port6 PORT: until ::1 accepts (~10 s)
-free_port6() {
-	python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0)); print(s.getsockname()[1])'
-}
+# wait_port6 PORT: until ::1 accepts (~10 s); free_port6 is lib.sh's
 wait_port6() {
 	local i
 	for i in $(seq 1 100); do

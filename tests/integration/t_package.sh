@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: ISC
+# test-lock: system (installs the package, or reads the units it installs)
 # The Debian package: dpkg-buildpackage -us -uc -b builds it from a copy of
 # the tree; it installs (binaries, units, man pages readable with man -l,
 # logrotate snippet, the workers' account, the empty chroot); its socket

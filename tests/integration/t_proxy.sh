@@ -184,9 +184,9 @@ P=$PRSYNCD_PID
 start_rsyncd "$TMP/r.conf" "$rport" || fail "rsyncd did not start"
 R=$RSYNCD_PID
 fp4=$(free_port); fp4v2=$(free_port); fr4=$(free_port); fr4v2=$(free_port)
-fp6=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0)); print(s.getsockname()[1])')
-fp6v2=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0)); print(s.getsockname()[1])')
-fr6=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0)); print(s.getsockname()[1])')
+fp6=$(free_port6)
+fp6v2=$(free_port6)
+fr6=$(free_port6)
 cat > "$TMP/haproxy.cfg" <<CFG
 global
 	maxconn 200

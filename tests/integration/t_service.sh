@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: ISC
+# test-lock: system (installs the package, or reads the units it installs)
 # Running as a service: socket activation through systemd-socket-activate
 # (one and two sockets, and Accept=yes), inetd mode with the connection on
 # standard input, the readiness notifications a test socket receives

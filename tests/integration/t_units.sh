@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: ISC
+# test-lock: system (installs the package, or reads the units it installs)
 # The systemd units in policy/: exposure at or below 1.5 by
 # systemd-analyze security --offline=true; the units verify with the
 # build's binaries in place; every system call prsyncd's three processes
