@@ -945,6 +945,7 @@ int session_main(const struct session_opts *o)
 	rc = session_run(s, o);
 	auth_forget(&s->auth);
 	access_free(&s->acc);
+	fs_idmap_free(&s->ids);
 	cfgsnap_parsed_free(&s->cfg);
 	prefault_free(s, sizeof(*s));
 	return rc;
