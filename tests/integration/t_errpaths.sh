@@ -153,4 +153,16 @@ kill -0 "$L" 2>/dev/null && pass "listener alive after every error path" || fail
 grep -q 'killed by signal' "$TMP/log" && fail "a process was killed: $(grep 'killed by signal' "$TMP/log" | head -3)" ||
 	pass "no 'killed by signal' in the whole log"
 stop_pid "$L"
+
+# --- the listener without a monitor to run: it says so and releases all -----
+mkdir -p "$TMP/alone"; cp "$BIN/prsyncd" "$TMP/alone/"
+if [ ! -e /usr/local/libexec/prsyncd/prsyncd-monitor ]; then
+	printf 'worker chroot = %s\n[pub]\n\tpath = %s\n' "$TMP/empty" "$TMP/pub" > "$TMP/alone.conf"
+	out=$("$TMP/alone/prsyncd" --no-detach --config="$TMP/alone.conf" --port="$(free_port)" --address=127.0.0.1 \
+		--log-file="$TMP/alone.log" 2>"$TMP/alone.stderr"); rc=$?
+	[ $rc = 1 ] && grep -q '^prsyncd: cannot find prsyncd-monitor next to prsyncd' "$TMP/alone.stderr" &&
+		pass "no monitor binary: said on stderr, exit 1" || fail "no monitor: rc=$rc $(cat "$TMP/alone.stderr")"
+else
+	echo "SKIP: no monitor binary: one is installed in the libexec directory"
+fi
 finish
