@@ -940,8 +940,11 @@ int session_main(const struct session_opts *o)
 	struct session *s = prefault_alloc(sizeof(*s)); /* 55 KiB, zeroed: not 14 faults (prefault.h) */
 	int rc;
 
-	if (s == NULL)
+	if (s == NULL) {
+		log_msg(PR_LOG_ERR, "session: out of memory");
+		refuse_early("@ERROR: daemon setup error");
 		return 1;
+	}
 	rc = session_run(s, o);
 	auth_forget(&s->auth);
 	access_free(&s->acc);
