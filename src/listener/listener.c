@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,20 @@ struct lsn {
 };
 
 static char monitor_exe[4096];
+static int starting;         /* errors also on stderr (listener_err()) */
+
+void listener_err(const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	log_msg(PR_LOG_ERR, "%s", text);
+	if (starting)
+		fprintf(stderr, "prsyncd: %s\n", text);
+}
 
 /* A helper binary: next to our own executable (a build tree, or a package
  * that keeps them together), else in the libexec directory. */
@@ -345,14 +360,14 @@ static int pidfile_lock(const char *path)
 
 	fd = safe_open(path, O_RDWR | O_CREAT, 0644, why, sizeof(why));
 	if (fd < 0) {
-		log_msg(PR_LOG_ERR, "pid file %s: %s", path, why);
+		listener_err("pid file %s: %s", path, why);
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		n = (int)read(fd, buf, sizeof(buf) - 1);
 		buf[n > 0 ? n : 0] = '\0';
 		buf[strcspn(buf, "\n")] = '\0';
-		log_msg(PR_LOG_ERR, "pid file %s is held by a running prsyncd (pid %s)", path, buf);
+		listener_err("pid file %s is held by a running prsyncd (pid %s)", path, buf);
 		close(fd);
 		return -1;
 	}
@@ -365,7 +380,7 @@ static int pidfile_write(int fd, const char *path)
 	int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
-		log_msg(PR_LOG_ERR, "pid file %s: %s", path, strerror(errno));
+		listener_err("pid file %s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -610,7 +625,7 @@ static int start_up(struct lsn *l, int *sfd, int *detached)
 	sigset_t mask;
 
 	if (find_helper("prsyncd-monitor", monitor_exe, sizeof(monitor_exe)) < 0) {
-		log_msg(PR_LOG_ERR, "cannot find prsyncd-monitor next to prsyncd or in %s", PRSYNCD_LIBEXEC);
+		listener_err("cannot find prsyncd-monitor next to prsyncd or in %s", PRSYNCD_LIBEXEC);
 		return -1;
 	}
 	l->fd_limit = raise_nofile();
@@ -622,7 +637,7 @@ static int start_up(struct lsn *l, int *sfd, int *detached)
 		return -1;
 	if (l->sk->mode == SOCK_BIND && !o->no_detach) {
 		if (detach() < 0) {
-			log_msg(PR_LOG_ERR, "cannot detach: %s", strerror(errno));
+			listener_err("cannot detach: %s", strerror(errno));
 			return -1;
 		}
 		*detached = 1;
@@ -639,7 +654,7 @@ static int start_up(struct lsn *l, int *sfd, int *detached)
 	sigdelset(&mask, SIGPIPE);
 	*sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (*sfd < 0) {
-		log_msg(PR_LOG_ERR, "signalfd: %s", strerror(errno));
+		listener_err("signalfd: %s", strerror(errno));
 		return -1;
 	}
 	reap_watch_start();
@@ -652,12 +667,12 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 	struct lsn l = { .o = o, .sk = sk, .cur = g, .log_fd = o->log_fd, .pid_fd = -1 };
 	int sfd = -1, detached = 0, rc = 0;
 
+	starting = sk->mode != SOCK_INETD;
 	if (start_up(&l, &sfd, &detached) < 0) {
 		rc = 1;
 		goto out;
 	}
-	/* From here on the log alone: the terminal, if any, saw the start. */
-	log_errors_to_stderr(0);
+	starting = 0; /* from here on the log alone */
 	l.fd_base = count_fds();
 	if (l.fd_limit < MAX_SESSIONS + l.fd_base + START_FDS + SPARE_FDS + REFUSE_MAX && sk->mode != SOCK_INETD)
 		log_msg(PR_LOG_WARNING, "descriptor limit %zu: at most %zu sessions before module selection "
@@ -690,7 +705,7 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 	if (sk->mode != SOCK_INETD)
 		log_msg(PR_LOG_INFO, "prsyncd exiting (%zu sessions still running)", l.t.n);
 out:
-	log_errors_to_stderr(0);
+	starting = 0;
 	refused_drain(&l);
 	if (l.pid_fd >= 0) {
 		unlink(o->pid_file);

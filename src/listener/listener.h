@@ -78,6 +78,10 @@ struct socks;
 /* Listen (bound, socket-activated or inetd), accept, count, reload, stop.
  * Takes over g (the current generation).  Returns the exit status. */
 int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g);
+/* An error the listener logs; while it starts (not under inetd, where
+ * stderr may be the client) also on stderr, "prsyncd: TEXT", so whoever
+ * started it sees why it did not. */
+void listener_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --- sdnotify.c ----------------------------------------------------------- */
 

@@ -198,7 +198,5 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < g->cfg.nwarnings; i++)
 		log_msg(PR_LOG_WARNING, "%s", g->cfg.warnings[i]);
-	/* Under inetd, stderr may be the client. */
-	log_errors_to_stderr(sk.mode != SOCK_INETD);
 	return listener_run(&o, &sk, g);
 }

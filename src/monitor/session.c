@@ -112,7 +112,15 @@ struct request {
 	fs_fn fs;          /* a filesystem request (fsreq.c), or neither */
 };
 
-static int h_ready(struct session *s, const struct pr_msg *m);
+/* The worker is in its sandbox and has not touched the client yet: from
+ * here on it holds the only copy. */
+static int h_ready(struct session *s, const struct pr_msg *m)
+{
+	close(s->client);
+	s->client = -1;
+	return 0;
+}
+
 static int h_log(struct session *s, const struct pr_msg *m);
 static int h_modlist(struct session *s, const struct pr_msg *m);
 static int h_select(struct session *s, const struct pr_msg *m);
@@ -170,16 +178,6 @@ static int test_syscall_hook(struct session *s, const char *name)
 	return -1;
 }
 #endif
-
-/* The worker is in its sandbox and has not touched the client yet: from
- * here on it holds the only copy. */
-static int h_ready(struct session *s, const struct pr_msg *m)
-{
-	if (s->client >= 0)
-		close(s->client);
-	s->client = -1;
-	return 0;
-}
 
 static int h_log(struct session *s, const struct pr_msg *m)
 {

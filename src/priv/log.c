@@ -38,13 +38,6 @@ void log_use_stderr(void)
 	log_fd = 2;
 }
 
-static int errors_to_stderr;
-
-void log_errors_to_stderr(int on)
-{
-	errors_to_stderr = on;
-}
-
 static const struct { const char *name; int fac; } facilities[] = {
 	{ "daemon", LOG_DAEMON }, { "user", LOG_USER }, { "auth", LOG_AUTH },
 	{ "authpriv", LOG_AUTHPRIV }, { "ftp", LOG_FTP }, { "cron", LOG_CRON },
@@ -145,8 +138,6 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if (errors_to_stderr && level == PR_LOG_ERR && sink != SINK_STDERR)
-		dprintf(2, "prsyncd: %s\n", text);
 	localtime_r(&now, &tm);
 	if (sink == SINK_SYSLOG) {
 		int prio = level >= PR_LOG_ERR && level <= PR_LOG_DEBUG ? syslog_prio[level] : LOG_INFO;

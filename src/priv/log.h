@@ -25,9 +25,6 @@ void log_syslog_connect(void);
 int log_to_syslog(void);
 /* Log to stderr (before the daemon has decided, and for --check-config). */
 void log_use_stderr(void);
-/* Also copy error lines to stderr as "prsyncd: TEXT" (the listener while
- * it starts: whoever started it sees why it did not). */
-void log_errors_to_stderr(int on);
 
 void log_msg(enum pr_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
