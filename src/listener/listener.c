@@ -35,6 +35,7 @@
 #include "listener.h"
 #include "log.h"
 #include "reap.h"
+#include "refusal.h"
 #include "safeopen.h"
 
 #define KILL_GRACE_MS 5000   /* after SIGTERM to sessions, before SIGKILL */
@@ -49,18 +50,11 @@
  * it hangs up (REFUSE_MAX at most, fewer than the slack above, so that a
  * refusal always has its descriptor).  A session is started only while all
  * of that fits under the soft limit, so the listener never runs out: a
- * client it cannot serve is told so (refuse()).
+ * client it cannot serve is told so (refusal.c).
  */
 #define START_FDS 7
 #define SPARE_FDS 2
-#define REFUSE_MAX 8         /* refused clients waiting to hang up */
-#define REFUSE_MS 2000       /* how long each may take */
 #define BUSY_ERROR "@ERROR: too many connections to this server -- try again later"
-
-struct refused {
-	int fd;
-	int64_t deadline;
-};
 
 struct lsn {
 	const struct listener_opts *o;
@@ -76,10 +70,7 @@ struct lsn {
 	int64_t status_sent;
 	size_t fd_base;          /* open when serving began, with one generation */
 	size_t fd_limit;         /* the soft RLIMIT_NOFILE */
-	struct refused ref[REFUSE_MAX];
-	size_t nref;
-	unsigned long nrefused;  /* since the last log line about it */
-	int64_t refused_logged;
+	struct refusals ref;     /* refused clients, until they hang up */
 };
 
 static char monitor_exe[4096];
@@ -156,69 +147,9 @@ static size_t count_fds(void)
 static size_t chan_room(const struct lsn *l)
 {
 	unsigned gens = gen_live();
-	size_t used = l->fd_base + (gens > 1 ? gens - 1 : 0) + l->t.open + l->nref + START_FDS + SPARE_FDS;
+	size_t used = l->fd_base + (gens > 1 ? gens - 1 : 0) + l->t.open + l->ref.n + START_FDS + SPARE_FDS;
 
 	return used < l->fd_limit ? l->fd_limit - used : 0;
-}
-
-/*
- * A client the listener cannot serve: rsyncd's greeting and an @ERROR
- * line (as the monitor's refuse_early() sends them), so a stock client
- * says why and exits 5.  Nothing is read: the line is written without
- * blocking, the socket half-closed and kept (at most REFUSE_MAX of them,
- * REFUSE_MS each) until the client hangs up, so that the greeting it
- * sent, unread, does not turn into a reset before it has read the line.
- * Takes c.  why is logged, at most every 10 s with the count since.
- */
-static void refuse(struct lsn *l, int c, const char *text, const char *why)
-{
-	char buf[256];
-	int n = snprintf(buf, sizeof(buf), "@RSYNCD: 32.0 sha512 sha256 sha1 md5 md4\n%s\n", text);
-
-	(void)!send(c, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
-	shutdown(c, SHUT_WR);
-	if (l->nref < REFUSE_MAX)
-		l->ref[l->nref++] = (struct refused){ c, now_ms() + REFUSE_MS };
-	else
-		close(c);
-	l->nrefused++;
-	if (now_ms() - l->refused_logged >= 10000 || l->refused_logged == 0) {
-		log_msg(PR_LOG_ERR, "refusing new connections: %s (%lu refused)", why, l->nrefused);
-		l->refused_logged = now_ms();
-		l->nrefused = 0;
-	}
-}
-
-/* Close the refused sockets whose client hung up (or whose time is up):
- * revents from poll(), in ref[] order, or NULL to look at the time only. */
-static void refused_sweep(struct lsn *l, const struct pollfd *p)
-{
-	int64_t now = now_ms();
-
-	for (size_t i = l->nref; i-- > 0;) {
-		if ((p == NULL || !p[i].revents) && now < l->ref[i].deadline)
-			continue;
-		close(l->ref[i].fd);
-		l->ref[i] = l->ref[--l->nref];
-	}
-}
-
-/* At exit: the refused clients get their time, bounded. */
-static void refused_drain(struct lsn *l)
-{
-	while (l->nref > 0) {
-		struct pollfd p[REFUSE_MAX];
-		int64_t left = 0;
-
-		for (size_t i = 0; i < l->nref; i++) {
-			p[i] = (struct pollfd){ .fd = l->ref[i].fd, .events = POLLRDHUP };
-			if (l->ref[i].deadline - now_ms() > left)
-				left = l->ref[i].deadline - now_ms();
-		}
-		if (poll(p, (nfds_t)l->nref, (int)left) < 0 && errno != EINTR)
-			p[0].revents = POLLERR;
-		refused_sweep(l, p);
-	}
 }
 
 static void send_status(struct lsn *l)
@@ -273,22 +204,22 @@ static void start_session(struct lsn *l, int client, const struct sockaddr *peer
 
 	if (l->t.n >= MAX_SESSIONS) {
 		snprintf(why, sizeof(why), "%d sessions running", MAX_SESSIONS);
-		refuse(l, client, BUSY_ERROR, why);
+		refusal_add(&l->ref, client, BUSY_ERROR, why);
 		return;
 	}
 	if (chan_room(l) == 0) {
 		snprintf(why, sizeof(why), "%zu sessions before module selection hold what the descriptor "
 			 "limit (%zu) allows", l->t.open, l->fd_limit);
-		refuse(l, client, BUSY_ERROR, why);
+		refusal_add(&l->ref, client, BUSY_ERROR, why);
 		return;
 	}
 	if (sessions_room(&l->t) < 0) {
-		refuse(l, client, BUSY_ERROR, "session table: out of memory");
+		refusal_add(&l->ref, client, BUSY_ERROR, "session table: out of memory");
 		return;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		snprintf(why, sizeof(why), "socketpair: %s", strerror(errno));
-		refuse(l, client, BUSY_ERROR, why);
+		refusal_add(&l->ref, client, BUSY_ERROR, why);
 		return;
 	}
 	argv[a++] = (char *)"prsyncd-monitor";
@@ -310,7 +241,7 @@ static void start_session(struct lsn *l, int client, const struct sockaddr *peer
 		snprintf(why, sizeof(why), "%s %s: %s", pid < 0 ? "fork for" : "starting", monitor_exe,
 			 strerror(pid < 0 ? errno : exec_errno));
 		close(sv[0]);
-		refuse(l, client, pid < 0 ? BUSY_ERROR : "@ERROR: daemon setup error", why);
+		refusal_add(&l->ref, client, pid < 0 ? BUSY_ERROR : "@ERROR: daemon setup error", why);
 		return; /* a child that failed is reaped as any other */
 	}
 	close(client); /* the monitor has it */
@@ -550,7 +481,7 @@ static int serve(struct lsn *l, int sfd)
 	size_t cap = 0;
 
 	for (;;) {
-		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 1 + l->t.n + l->nref, nr = l->nref;
+		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 1 + l->t.n + l->ref.n, nr = l->ref.n;
 		int timeout = -1;
 
 		if (l->sk->mode == SOCK_INETD && l->t.n == 0)
@@ -573,13 +504,8 @@ static int serve(struct lsn *l, int sfd)
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		for (size_t i = 0; i < l->t.n; i++)
 			pfd[n++] = (struct pollfd){ .fd = l->t.s[i].chan.fd, .events = POLLIN };
-		for (size_t i = 0; i < nr; i++) {
-			int64_t left = l->ref[i].deadline - now_ms();
-
-			pfd[n++] = (struct pollfd){ .fd = l->ref[i].fd, .events = POLLRDHUP };
-			if (timeout < 0 || left < timeout)
-				timeout = left > 0 ? (int)left : 0;
-		}
+		refusal_poll(&l->ref, pfd + n, &timeout);
+		n += nr;
 		if (l->stopping) {
 			int64_t left = l->deadline - now_ms() > 0 ? l->deadline - now_ms() : 0;
 
@@ -598,9 +524,9 @@ static int serve(struct lsn *l, int sfd)
 			log_msg(PR_LOG_ERR, "poll: %s", strerror(errno));
 			break;
 		}
-		/* Refused clients and channels first: the orders of ref[] and
+		/* Refused clients and channels first: the orders of ref and
 		 * of the table are what pfd was built from. */
-		refused_sweep(l, pfd + n - nr);
+		refusal_sweep(&l->ref, pfd + n - nr);
 		for (size_t i = 0; i < l->t.n; i++)
 			if (pfd[nl + 1 + i].revents && l->t.s[i].chan.fd == pfd[nl + 1 + i].fd)
 				sessions_serve(&l->t, &l->t.s[i]);
@@ -706,7 +632,7 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 		log_msg(PR_LOG_INFO, "prsyncd exiting (%zu sessions still running)", l.t.n);
 out:
 	starting = 0;
-	refused_drain(&l);
+	refusal_drain(&l.ref);
 	if (l.pid_fd >= 0) {
 		unlink(o->pid_file);
 		close(l.pid_fd);
