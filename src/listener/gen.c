@@ -20,6 +20,13 @@
 
 #define DEFAULT_CHROOT "/run/prsyncd/empty"
 
+static unsigned live;
+
+unsigned gen_live(void)
+{
+	return live;
+}
+
 /* Can this kernel give an unprivileged process its own user namespace? */
 static int userns_available(void)
 {
@@ -107,6 +114,7 @@ struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
 		goto fail;
 	g->refs = 1;
 	g->id = next_id++;
+	live++;
 	return g;
 fail:
 	cfg_free(&g->cfg);
@@ -122,4 +130,5 @@ void gen_put(struct gen *g)
 		close(g->snap_fd);
 	cfg_free(&g->cfg);
 	free(g);
+	live--;
 }

@@ -11,10 +11,12 @@
  * (with --log-fd), fd 5 the sealed configuration snapshot of the current
  * generation, fd 6 its end of the listener channel.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +35,26 @@
 #include "listener.h"
 #include "log.h"
 #include "reap.h"
+#include "refusal.h"
 #include "safeopen.h"
 
 #define KILL_GRACE_MS 5000   /* after SIGTERM to sessions, before SIGKILL */
 #define ACCEPT_BURST 64      /* connections taken per socket per wake-up */
+
+/*
+ * Descriptors.  A session holds one in the listener (its channel) until it
+ * has claimed its module slot.  Starting one takes three more for a moment
+ * (the client, the channel pair) and its child four duplicates before the
+ * exec; a reload or a log reopened takes no more than that, and never at
+ * the same time; a notify datagram one.  A refused client holds one until
+ * it hangs up (REFUSE_MAX at most, fewer than the slack above, so that a
+ * refusal always has its descriptor).  A session is started only while all
+ * of that fits under the soft limit, so the listener never runs out: a
+ * client it cannot serve is told so (refusal.c).
+ */
+#define START_FDS 7
+#define SPARE_FDS 2
+#define BUSY_ERROR "@ERROR: too many connections to this server -- try again later"
 
 struct lsn {
 	const struct listener_opts *o;
@@ -50,10 +68,26 @@ struct lsn {
 	int64_t deadline;        /* of the current stopping phase */
 	int status_dirty;
 	int64_t status_sent;
-	int64_t full_logged;
+	size_t fd_base;          /* open when serving began, with one generation */
+	size_t fd_limit;         /* the soft RLIMIT_NOFILE */
+	struct refusals ref;     /* refused clients, until they hang up */
 };
 
 static char monitor_exe[4096];
+static int starting;         /* errors also on stderr (listener_err()) */
+
+void listener_err(const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	log_msg(PR_LOG_ERR, "%s", text);
+	if (starting)
+		fprintf(stderr, "prsyncd: %s\n", text);
+}
 
 /* A helper binary: next to our own executable (a build tree, or a package
  * that keeps them together), else in the libexec directory. */
@@ -76,20 +110,46 @@ static int find_helper(const char *name, char *out, size_t outlen)
 	return access(out, X_OK) == 0 ? 0 : -1;
 }
 
-/* One descriptor per running session (its channel) plus what the session
- * passes through: hundreds of idle clients must not exhaust the soft
- * limit while the hard limit allows more. */
-static void raise_nofile(void)
+/* One descriptor per session before its module slot (its channel):
+ * hundreds of idle clients must not exhaust the soft limit while the hard
+ * limit allows more.  Returns the soft limit in force. */
+static size_t raise_nofile(void)
 {
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return;
+		return 1024;
 	rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (1u << 20) ? (1u << 20) : rl.rlim_max;
 	if (rl.rlim_cur < want) {
 		rl.rlim_cur = want;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20) ? (1u << 20) : (size_t)rl.rlim_cur;
+}
+
+/* Descriptors open now (those of /proc/self/fd but the directory's own);
+ * a guess on the safe side without /proc. */
+static size_t count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	size_t n = 0;
+
+	if (d == NULL)
+		return 64;
+	while (readdir(d) != NULL && n < (1u << 21))
+		n++;
+	closedir(d);
+	return n > 3 ? n - 3 : 0; /* ".", ".." */
+}
+
+/* Channels the listener can still open for new sessions. */
+static size_t chan_room(const struct lsn *l)
+{
+	unsigned gens = gen_live();
+	size_t used = l->fd_base + (gens > 1 ? gens - 1 : 0) + l->t.open + l->ref.n + START_FDS + SPARE_FDS;
+
+	return used < l->fd_limit ? l->fd_limit - used : 0;
 }
 
 static void send_status(struct lsn *l)
@@ -106,6 +166,8 @@ static void send_status(struct lsn *l)
  * so it only makes system calls on its own descriptor table and signal
  * mask (signals stay blocked until then: the listener takes them from a
  * signalfd, with no handler that could run here) and never returns. */
+static volatile int exec_errno; /* set by the child of start_session() if it fails */
+
 static void exec_monitor(const struct lsn *l, int client, int chan, char *const argv[])
 {
 	char *const envp[] = { NULL };
@@ -119,30 +181,45 @@ static void exec_monitor(const struct lsn *l, int client, int chan, char *const 
 	int h2 = fcntl(chan, F_DUPFD_CLOEXEC, 10);
 	if (c2 < 0 || s2 < 0 || h2 < 0 || (l->log_fd >= 0 && l2 < 0) ||
 	    dup2(c2, PR_FD_CLIENT) < 0 || dup2(s2, PR_FD_CFG) < 0 || dup2(h2, PR_FD_LISTENER) < 0 ||
-	    (l2 >= 0 ? dup2(l2, PR_FD_LOG) < 0 : (close(PR_FD_LOG), 0)))
+	    (l2 >= 0 ? dup2(l2, PR_FD_LOG) < 0 : (close(PR_FD_LOG), 0))) {
+		exec_errno = errno;
 		_exit(127);
+	}
 	close_range(PR_FD_LISTENER + 1, ~0U, 0);
 	null_stdio();
 	execve(monitor_exe, argv, envp);
+	exec_errno = errno; /* the parent reads it once vfork() returns */
 	_exit(127);
 }
 
+/* A session monitor for the client (taken: kept by the monitor, or
+ * refused).  The limits on sessions and on descriptors are checked first,
+ * so that every failure can still answer the client. */
 static void start_session(struct lsn *l, int client, const struct sockaddr *peer, socklen_t plen)
 {
 	static char workerarg[4200];
-	char *argv[4];
+	char *argv[4], why[160];
 	int sv[2], a = 0;
 	pid_t pid;
 
 	if (l->t.n >= MAX_SESSIONS) {
-		if (now_ms() - l->full_logged > 10000) {
-			log_msg(PR_LOG_ERR, "%d sessions running: refusing new connections", MAX_SESSIONS);
-			l->full_logged = now_ms();
-		}
+		snprintf(why, sizeof(why), "%d sessions running", MAX_SESSIONS);
+		refusal_add(&l->ref, client, BUSY_ERROR, why);
+		return;
+	}
+	if (chan_room(l) == 0) {
+		snprintf(why, sizeof(why), "%zu sessions before module selection hold what the descriptor "
+			 "limit (%zu) allows", l->t.open, l->fd_limit);
+		refusal_add(&l->ref, client, BUSY_ERROR, why);
+		return;
+	}
+	if (sessions_room(&l->t) < 0) {
+		refusal_add(&l->ref, client, BUSY_ERROR, "session table: out of memory");
 		return;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		log_msg(PR_LOG_ERR, "socketpair: %s", strerror(errno));
+		snprintf(why, sizeof(why), "socketpair: %s", strerror(errno));
+		refusal_add(&l->ref, client, BUSY_ERROR, why);
 		return;
 	}
 	argv[a++] = (char *)"prsyncd-monitor";
@@ -155,18 +232,22 @@ static void start_session(struct lsn *l, int client, const struct sockaddr *peer
 	argv[a] = NULL;
 	/* vfork: no copy of the listener's page tables and no copy-on-write
 	 * fault in either process for each connection. */
+	exec_errno = 0;
 	pid = vfork();
-	if (pid < 0) {
-		log_msg(PR_LOG_ERR, "fork: %s", strerror(errno));
-		close(sv[0]);
-		close(sv[1]);
-		return;
-	}
 	if (pid == 0)
 		exec_monitor(l, client, sv[1], argv);
 	close(sv[1]);
+	if (pid < 0 || exec_errno != 0) {
+		snprintf(why, sizeof(why), "%s %s: %s", pid < 0 ? "fork for" : "starting", monitor_exe,
+			 strerror(pid < 0 ? errno : exec_errno));
+		close(sv[0]);
+		refusal_add(&l->ref, client, pid < 0 ? BUSY_ERROR : "@ERROR: daemon setup error", why);
+		return; /* a child that failed is reaped as any other */
+	}
+	close(client); /* the monitor has it */
 	if (sessions_add(&l->t, pid, sv[0], l->cur, peer, plen) == NULL) {
-		/* Cannot count it: it must not run uncounted. */
+		/* Cannot count it: it must not run uncounted (sessions_room()
+		 * made room, so this is not expected). */
 		log_msg(PR_LOG_ERR, "session table: out of memory; ending session %d", (int)pid);
 		kill(pid, SIGKILL);
 		close(sv[0]);
@@ -196,37 +277,44 @@ static void accept_on(struct lsn *l, int lfd)
 		}
 		sockopts_apply(c, l->cur->cfg.socket_options);
 		start_session(l, c, (struct sockaddr *)&ss, len);
-		close(c);
 	}
 }
 
 /* An exclusive lock held for the listener's life: a second daemon on the
- * same pid file refuses to start instead of overwriting it. */
-static int pidfile_open(const char *path)
+ * same pid file refuses to start instead of overwriting it.  Taken before
+ * the detach, while the terminal still sees why not (the lock belongs to
+ * the open file, which the detached process inherits). */
+static int pidfile_lock(const char *path)
 {
 	char buf[32], why[512];
 	int fd, n;
 
 	fd = safe_open(path, O_RDWR | O_CREAT, 0644, why, sizeof(why));
 	if (fd < 0) {
-		log_msg(PR_LOG_ERR, "pid file %s: %s", path, why);
+		listener_err("pid file %s: %s", path, why);
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		n = (int)read(fd, buf, sizeof(buf) - 1);
 		buf[n > 0 ? n : 0] = '\0';
 		buf[strcspn(buf, "\n")] = '\0';
-		log_msg(PR_LOG_ERR, "pid file %s is held by a running prsyncd (pid %s)", path, buf);
-		close(fd);
-		return -1;
-	}
-	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
-		log_msg(PR_LOG_ERR, "pid file %s: %s", path, strerror(errno));
+		listener_err("pid file %s is held by a running prsyncd (pid %s)", path, buf);
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+static int pidfile_write(int fd, const char *path)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+		listener_err("pid file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 static int detach(void)
@@ -277,6 +365,19 @@ static void reopen_log(struct lsn *l)
 	log_use_fd(fd);
 }
 
+/* Under socket activation the sockets are systemd's: say that the
+ * configuration's (or the command line's) port and address do nothing. */
+static void warn_activated(const struct lsn *l, const struct cfg *c)
+{
+	int port = l->o->port ? l->o->port : c->port;
+	const char *addr = l->o->address ? l->o->address : c->address;
+
+	if (l->sk->mode == SOCK_ACTIVATED && (port != 873 || addr != NULL))
+		log_msg(PR_LOG_WARNING, "socket-activated: port %d and address %s are ignored; the listening "
+			"sockets are the ones systemd passed (the socket unit's ListenStream=)", port,
+			addr ? addr : "(all)");
+}
+
 static void reload(struct lsn *l)
 {
 	struct timespec ts;
@@ -293,9 +394,12 @@ static void reload(struct lsn *l)
 	} else {
 		const struct cfg *a = &l->cur->cfg, *b = &g->cfg;
 
-		if (l->sk->mode == SOCK_BIND && (a->port != b->port ||
-		    (a->address ? !b->address || strcmp(a->address, b->address) : b->address != NULL)))
-			log_msg(PR_LOG_WARNING, "reload: 'port' and 'address' take effect at the next start");
+		if (a->port != b->port || (a->address ? !b->address || strcmp(a->address, b->address) : b->address != NULL)) {
+			if (l->sk->mode == SOCK_BIND)
+				log_msg(PR_LOG_WARNING, "reload: 'port' and 'address' take effect at the next start");
+			else
+				warn_activated(l, b);
+		}
 		log_msg(PR_LOG_INFO, "reload: configuration %u in force for new sessions (%zu module%s); "
 			"%zu running session%s keep theirs", g->id, b->nmodules, b->nmodules == 1 ? "" : "s",
 			l->t.n, l->t.n == 1 ? "" : "s");
@@ -377,7 +481,7 @@ static int serve(struct lsn *l, int sfd)
 	size_t cap = 0;
 
 	for (;;) {
-		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 1 + l->t.n;
+		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 1 + l->t.n + l->ref.n, nr = l->ref.n;
 		int timeout = -1;
 
 		if (l->sk->mode == SOCK_INETD && l->t.n == 0)
@@ -400,8 +504,14 @@ static int serve(struct lsn *l, int sfd)
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		for (size_t i = 0; i < l->t.n; i++)
 			pfd[n++] = (struct pollfd){ .fd = l->t.s[i].chan.fd, .events = POLLIN };
-		if (l->stopping)
-			timeout = (int)(l->deadline - now_ms() > 0 ? l->deadline - now_ms() : 0);
+		refusal_poll(&l->ref, pfd + n, &timeout);
+		n += nr;
+		if (l->stopping) {
+			int64_t left = l->deadline - now_ms() > 0 ? l->deadline - now_ms() : 0;
+
+			if (timeout < 0 || left < timeout)
+				timeout = (int)left;
+		}
 		if (l->status_dirty && notify_enabled()) {
 			int64_t left = l->status_sent + 1000 - now_ms();
 
@@ -414,7 +524,9 @@ static int serve(struct lsn *l, int sfd)
 			log_msg(PR_LOG_ERR, "poll: %s", strerror(errno));
 			break;
 		}
-		/* Channels first: the table's order is what pfd was built from. */
+		/* Refused clients and channels first: the orders of ref and
+		 * of the table are what pfd was built from. */
+		refusal_sweep(&l->ref, pfd + n - nr);
 		for (size_t i = 0; i < l->t.n; i++)
 			if (pfd[nl + 1 + i].revents && l->t.s[i].chan.fd == pfd[nl + 1 + i].fd)
 				sessions_serve(&l->t, &l->t.s[i]);
@@ -430,31 +542,34 @@ static int serve(struct lsn *l, int sfd)
 	return 0;
 }
 
-int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
+/* Listening sockets, the pid file (locked), the detach, the pid written,
+ * the signals: 0, or -1 (logged). */
+static int start_up(struct lsn *l, int *sfd, int *detached)
 {
-	struct lsn l = { .o = o, .sk = sk, .cur = g, .log_fd = o->log_fd, .pid_fd = -1 };
-	int sfd, detached = 0;
+	const struct listener_opts *o = l->o;
+	const struct cfg *c = &l->cur->cfg;
 	sigset_t mask;
 
 	if (find_helper("prsyncd-monitor", monitor_exe, sizeof(monitor_exe)) < 0) {
-		log_msg(PR_LOG_ERR, "cannot find prsyncd-monitor next to prsyncd or in %s", PRSYNCD_LIBEXEC);
-		return 1;
+		listener_err("cannot find prsyncd-monitor next to prsyncd or in %s", PRSYNCD_LIBEXEC);
+		return -1;
 	}
-	raise_nofile();
-	if (sk->mode == SOCK_BIND &&
-	    socks_bind(sk, o->address ? o->address : g->cfg.address, o->port ? o->port : g->cfg.port,
-		       g->cfg.listen_backlog) < 0)
-		return 1;
-	if (sk->mode == SOCK_BIND && !o->no_detach) {
+	l->fd_limit = raise_nofile();
+	if (l->sk->mode == SOCK_BIND &&
+	    socks_bind(l->sk, o->address ? o->address : c->address, o->port ? o->port : c->port,
+		       c->listen_backlog) < 0)
+		return -1;
+	if (l->sk->mode != SOCK_INETD && o->pid_file && (l->pid_fd = pidfile_lock(o->pid_file)) < 0)
+		return -1;
+	if (l->sk->mode == SOCK_BIND && !o->no_detach) {
 		if (detach() < 0) {
-			log_msg(PR_LOG_ERR, "cannot detach: %s", strerror(errno));
-			return 1;
+			listener_err("cannot detach: %s", strerror(errno));
+			return -1;
 		}
-		detached = 1;
+		*detached = 1;
 	}
-	if (sk->mode != SOCK_INETD && o->pid_file && (l.pid_fd = pidfile_open(o->pid_file)) < 0)
-		return 1;
-
+	if (l->pid_fd >= 0 && pidfile_write(l->pid_fd, o->pid_file) < 0)
+		return -1;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGTERM);
@@ -463,12 +578,31 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 	sigaddset(&mask, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigdelset(&mask, SIGPIPE);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		log_msg(PR_LOG_ERR, "signalfd: %s", strerror(errno));
-		return 1;
+	*sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (*sfd < 0) {
+		listener_err("signalfd: %s", strerror(errno));
+		return -1;
 	}
 	reap_watch_start();
+	warn_activated(l, c);
+	return 0;
+}
+
+int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
+{
+	struct lsn l = { .o = o, .sk = sk, .cur = g, .log_fd = o->log_fd, .pid_fd = -1 };
+	int sfd = -1, detached = 0, rc = 0;
+
+	starting = sk->mode != SOCK_INETD;
+	if (start_up(&l, &sfd, &detached) < 0) {
+		rc = 1;
+		goto out;
+	}
+	starting = 0; /* from here on the log alone */
+	l.fd_base = count_fds();
+	if (l.fd_limit < MAX_SESSIONS + l.fd_base + START_FDS + SPARE_FDS + REFUSE_MAX && sk->mode != SOCK_INETD)
+		log_msg(PR_LOG_WARNING, "descriptor limit %zu: at most %zu sessions before module selection "
+			"at a time; clients beyond are refused", l.fd_limit, chan_room(&l));
 	if (sk->mode == SOCK_INETD) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
@@ -483,7 +617,6 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 			log_msg(PR_LOG_WARNING, "inetd mode: each connection has its own prsyncd, so "
 				"'max connections' and 'max connections per host' cannot be counted");
 		start_session(&l, sk->conn, len ? (struct sockaddr *)&ss : NULL, len);
-		close(sk->conn);
 		sk->conn = -1;
 	} else {
 		log_msg(PR_LOG_INFO, "prsyncd version %s starting, %s %d socket%s", PRSYNCD_VERSION,
@@ -497,15 +630,21 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 	serve(&l, sfd);
 	if (sk->mode != SOCK_INETD)
 		log_msg(PR_LOG_INFO, "prsyncd exiting (%zu sessions still running)", l.t.n);
+out:
+	starting = 0;
+	refusal_drain(&l.ref);
 	if (l.pid_fd >= 0) {
 		unlink(o->pid_file);
 		close(l.pid_fd);
 	}
+	if (sfd >= 0)
+		close(sfd);
+	socks_close_listeners(sk);
 	/* Forget sessions still running (they go on without us), so every
 	 * generation is released: nothing is left for a leak check. */
 	while (l.t.n > 0)
 		sessions_remove(&l.t, l.t.s[0].pid);
 	free(l.t.s);
 	gen_put(l.cur);
-	return 0;
+	return rc;
 }

@@ -28,6 +28,8 @@ struct gen {
  * log is open), else to the log. */
 struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen);
 void gen_put(struct gen *g);
+/* Generations alive (each holds its snapshot's descriptor). */
+unsigned gen_live(void);
 
 /* The start-up checks of docs/architecture.md section 10; *chroot_dir is
  * the directory workers will use. */
@@ -37,13 +39,15 @@ int startup_checks(const struct cfg *cfg, const char **chroot_dir, char *err, si
  * modules' uid, gid, path and charset, on stderr; 0, or 1 if any. */
 int check_config(const char *file);
 
+/* Kept for the listener's life: every string is main()'s (the command
+ * line, or a copy), never a generation's, which a reload frees. */
 struct listener_opts {
 	const char *config_path;  /* absolute, parsed again on SIGHUP */
 	const char *address;      /* command line override, else the config's */
 	int port;                 /* command line override (0: the config's) */
 	int no_detach;
-	const char *pid_file;     /* NULL: none */
-	const char *log_file;     /* NULL: syslog; reopened on SIGHUP */
+	const char *pid_file;     /* absolute; NULL: none */
+	const char *log_file;     /* absolute; NULL: syslog; reopened on SIGHUP */
 	int log_fd;               /* -1: syslog */
 	const char *worker_path;  /* NULL: default */
 	int stop_timeout;         /* seconds sessions get after SIGTERM */
@@ -74,6 +78,10 @@ struct socks;
 /* Listen (bound, socket-activated or inetd), accept, count, reload, stop.
  * Takes over g (the current generation).  Returns the exit status. */
 int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g);
+/* An error the listener logs; while it starts (not under inetd, where
+ * stderr may be the client) also on stderr, "prsyncd: TEXT", so whoever
+ * started it sees why it did not. */
+void listener_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --- sdnotify.c ----------------------------------------------------------- */
 
@@ -99,7 +107,11 @@ struct sess {
 struct sessions {
 	struct sess *s;
 	size_t n, cap;
+	size_t open;              /* channels still open: one descriptor each */
 };
+
+/* Room for one more session in the table: 0, or -1 (out of memory). */
+int sessions_room(struct sessions *t);
 
 struct sess *sessions_add(struct sessions *t, pid_t pid, int chan_fd, struct gen *g,
 			  const struct sockaddr *peer, socklen_t peerlen);

@@ -115,7 +115,7 @@ static int open_log(const char *file, const struct cfg *cfg)
 int main(int argc, char **argv)
 {
 	struct listener_opts o = { .config_path = DEFAULT_CONFIG, .stop_timeout = DEFAULT_STOP_TIMEOUT };
-	char cfgpath[PATH_MAX], abslog[PATH_MAX], err[CFG_ERR_MAX] = "";
+	char cfgpath[PATH_MAX], abslog[PATH_MAX], abspid[PATH_MAX], err[CFG_ERR_MAX] = "";
 	const char *log_file = NULL;
 	struct socks sk;
 	struct gen *g;
@@ -170,15 +170,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prsyncd: %s\n", err);
 		return 1;
 	}
+	/* Both kept for the listener's life, so copied here: g is freed by
+	 * the first reload.  Absolute: reopened on SIGHUP and removed at exit
+	 * after a detach has moved us to "/".  Not realpath(): that would
+	 * follow the links safe_open() judges. */
 	o.pid_file = o.pid_file ? o.pid_file : g->cfg.pid_file;
 	log_file = log_file ? log_file : g->cfg.log_file;
-	/* Reopened on SIGHUP after a detach has moved us to "/".  Not
-	 * realpath(): that would follow the links safe_open() judges. */
 	if (log_file && absolute(log_file, abslog, sizeof(abslog)) < 0) {
 		fprintf(stderr, "prsyncd: log file %s: %s\n", log_file, strerror(errno));
 		gen_put(g);
 		return 1;
 	}
+	if (o.pid_file && absolute(o.pid_file, abspid, sizeof(abspid)) < 0) {
+		fprintf(stderr, "prsyncd: pid file %s: %s\n", o.pid_file, strerror(errno));
+		gen_put(g);
+		return 1;
+	}
+	if (o.pid_file)
+		o.pid_file = abspid;
 	if (log_file)
 		log_file = abslog;
 	o.log_file = log_file;

@@ -123,12 +123,28 @@ static void h_slot(struct sessions *t, struct sess *s, const struct lchan_msg *m
 	a->status = LCHAN_OK;
 }
 
-static void close_chan(struct sess *s)
+static void close_chan(struct sessions *t, struct sess *s)
 {
-	if (s->chan.fd >= 0)
+	if (s->chan.fd >= 0) {
 		close(s->chan.fd);
+		t->open--;
+	}
 	s->chan.fd = -1;
 	s->state = SS_DONE;
+}
+
+int sessions_room(struct sessions *t)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct sess *grown;
+
+		if (cap > MAX_SESSIONS || (grown = realloc(t->s, cap * sizeof(*grown))) == NULL)
+			return -1;
+		t->s = grown;
+		t->cap = cap;
+	}
+	return 0;
 }
 
 struct sess *sessions_add(struct sessions *t, pid_t pid, int chan_fd, struct gen *g,
@@ -136,19 +152,13 @@ struct sess *sessions_add(struct sessions *t, pid_t pid, int chan_fd, struct gen
 {
 	struct sess *s;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct sess *grown;
-
-		if (cap > MAX_SESSIONS || (grown = realloc(t->s, cap * sizeof(*grown))) == NULL)
-			return NULL;
-		t->s = grown;
-		t->cap = cap;
-	}
+	if (sessions_room(t) < 0)
+		return NULL;
 	s = &t->s[t->n++];
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	lchan_init(&s->chan, chan_fd);
+	t->open++;
 	s->gen = g;
 	g->refs++;
 	s->state = SS_NEW;
@@ -163,7 +173,7 @@ void sessions_remove(struct sessions *t, pid_t pid)
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->s[i].pid != pid)
 			continue;
-		close_chan(&t->s[i]);
+		close_chan(t, &t->s[i]);
 		gen_put(t->s[i].gen);
 		t->s[i] = t->s[--t->n];
 		return;
@@ -180,7 +190,7 @@ void sessions_serve(struct sessions *t, struct sess *s)
 	if (n == -1 && errno == EAGAIN)
 		return;
 	if (n == 0 || n == -1) {
-		close_chan(s); /* the session closed its end: normal */
+		close_chan(t, s); /* the session closed its end: normal */
 		return;
 	}
 	if (n > 0 && lchan_check(&m, (size_t)n, LCHAN_TO_LISTENER, s->chan.rcvd + 1,
@@ -195,7 +205,7 @@ void sessions_serve(struct sessions *t, struct sess *s)
 	if (r == NULL || why != NULL) {
 		log_msg(PR_LOG_ERR, "session %d: invalid request on the listener channel (%s); channel closed",
 			(int)s->pid, why ? why : "?");
-		close_chan(s);
+		close_chan(t, s);
 		return;
 	}
 	memset(&out, 0, sizeof(out));
@@ -204,5 +214,5 @@ void sessions_serve(struct sessions *t, struct sess *s)
 	r->fn(t, s, &m, &out.u.answer);
 	s->state = out.u.answer.status == LCHAN_OK ? r->next : SS_DONE;
 	if (lchan_send(&s->chan, &out) < 0 || s->state == SS_DONE)
-		close_chan(s);
+		close_chan(t, s);
 }

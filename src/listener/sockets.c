@@ -130,7 +130,7 @@ int socks_bind(struct socks *s, const char *address, int port, int backlog)
 	snprintf(portstr, sizeof(portstr), "%d", port);
 	rc = getaddrinfo(address, portstr, &hints, &res);
 	if (rc != 0) {
-		log_msg(PR_LOG_ERR, "address %s: %s", address ? address : "*", gai_strerror(rc));
+		listener_err("address %s: %s", address ? address : "*", gai_strerror(rc));
 		return -1;
 	}
 	for (ai = res; ai != NULL && s->n < MAX_LISTEN; ai = ai->ai_next) {
@@ -144,7 +144,7 @@ int socks_bind(struct socks *s, const char *address, int port, int backlog)
 		if (ai->ai_family == AF_INET6)
 			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 		if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, backlog > 0 ? backlog : BACKLOG) < 0) {
-			log_msg(PR_LOG_ERR, "bind/listen on port %d (%s): %s", port,
+			listener_err("bind/listen on port %d (%s): %s", port,
 				ai->ai_family == AF_INET6 ? "IPv6" : "IPv4", strerror(errno));
 			close(fd);
 			continue;
@@ -153,7 +153,7 @@ int socks_bind(struct socks *s, const char *address, int port, int backlog)
 	}
 	freeaddrinfo(res);
 	if (s->n == 0) {
-		log_msg(PR_LOG_ERR, "could not listen on any address");
+		listener_err("could not listen on any address");
 		return -1;
 	}
 	return 0;

@@ -158,6 +158,22 @@ void fs_idmap_load(struct fs_idmap *m, const struct cfg *cfg)
 		load_ids(m); /* numeric ids only: nothing to disclose, and no NSS enumeration */
 }
 
+static void ids_free(struct fs_ids *t)
+{
+	for (size_t i = 0; t->e != NULL && i < t->n; i++)
+		free(t->e[i].name);
+	free(t->e);
+	*t = (struct fs_ids){ 0 };
+}
+
+void fs_idmap_free(struct fs_idmap *m)
+{
+	free(m->mod);
+	m->mod = NULL;
+	ids_free(&m->users);
+	ids_free(&m->groups);
+}
+
 /*
  * At selection, the selected module's settings, name tables and filters:
  * configuration only (a %VAR% in its filter text expands to a plain name,

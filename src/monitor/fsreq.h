@@ -58,6 +58,7 @@ struct fs_idmap {
 	struct fs_ids users, groups;
 };
 void fs_idmap_load(struct fs_idmap *m, const struct cfg *cfg);
+void fs_idmap_free(struct fs_idmap *m);
 
 /* At selection, before the monitor gives up root: take module `idx`'s ids
  * and (unless the module uses numeric ids: then IDNAME knows no name) the

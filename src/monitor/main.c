@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 		if (!log_fd)
 			(void)log_use_syslog("daemon", NULL);
 		log_msg(PR_LOG_ERR, "%s", err);
-		(void)!write(PR_FD_CLIENT, "@ERROR: daemon configuration error\n", 35);
+		session_refuse("@ERROR: daemon configuration error");
 		return 1;
 	}
 	close(PR_FD_CFG); /* the mapping stays */

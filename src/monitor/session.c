@@ -82,6 +82,7 @@ struct session {
 	int confined;      /* chroot and uid drop begun */
 	int landlocked;    /* preconfine() set up Landlock */
 	int exit_code;
+	int client;        /* our copy of the client until READY (-1 after): to refuse it if the worker never gets there */
 	const struct cfg_module *module;
 	struct modvars sel; /* the selected module, its per-connection %VAR% expanded */
 	struct fsreq fs;
@@ -111,6 +112,15 @@ struct request {
 	fs_fn fs;          /* a filesystem request (fsreq.c), or neither */
 };
 
+/* The worker is in its sandbox and has not touched the client yet: from
+ * here on it holds the only copy. */
+static int h_ready(struct session *s, const struct pr_msg *m)
+{
+	close(s->client);
+	s->client = -1;
+	return 0;
+}
+
 static int h_log(struct session *s, const struct pr_msg *m);
 static int h_modlist(struct session *s, const struct pr_msg *m);
 static int h_select(struct session *s, const struct pr_msg *m);
@@ -121,7 +131,7 @@ static int h_start(struct session *s, const struct pr_msg *m);
 static int h_xfer(struct session *s, const struct pr_msg *m);
 
 static const struct request requests[] = {
-	{ PR_W_READY,    ST_STARTING,  ST_HANDSHAKE, NULL, NULL },
+	{ PR_W_READY,    ST_STARTING,  ST_HANDSHAKE, h_ready, NULL },
 	{ PR_W_LOG,      ST_ANY,       0,            h_log, NULL },
 	{ PR_W_MODLIST,  ST_HANDSHAKE, ST_LISTED,    h_modlist, NULL },
 	{ PR_W_HELLO,    ST_HANDSHAKE, 0,            h_hello, NULL },
@@ -668,23 +678,37 @@ static int prepare_init(struct session *s, struct pr_msg *m, int has_motd)
 }
 
 /*
- * Refuse a client before any worker exists: the greeting the worker would
- * have sent, then the @ERROR line, so a stock client prints the error and
- * exits 5 as for rsyncd's own refusals.  The monitor reads nothing: it
- * half-closes and waits (bounded) for the client to hang up, so the unread
- * greeting does not turn into a reset before the client has read the error.
+ * Refuse a client the worker has not talked to: the greeting the worker
+ * would have sent, then the @ERROR line, so a stock client prints the
+ * error and exits 5 as for rsyncd's own refusals.  The monitor reads
+ * nothing: it half-closes (unless under the pre-selection filter, which
+ * has no shutdown: a stock client hangs up on the @ERROR line anyway) and
+ * waits (bounded) for the client to hang up, so the unread greeting does
+ * not turn into a reset before the client has read the error.
  */
-static void refuse_early(const char *text)
+static void refuse_client(int fd, const char *text, int halfclose)
 {
 	char buf[PR_TEXT_MAX + 64];
 	int n = snprintf(buf, sizeof(buf), "@RSYNCD: 32.0 sha512 sha256 sha1 md5 md4\n%s\n", text);
-	struct pollfd p = { .fd = PR_FD_CLIENT, .events = POLLRDHUP };
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
 
 	if (n > 0 && (size_t)n < sizeof(buf))
-		(void)!send(PR_FD_CLIENT, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
-	shutdown(PR_FD_CLIENT, SHUT_WR);
+		(void)!send(fd, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (halfclose)
+		shutdown(fd, SHUT_WR);
 	(void)poll(&p, 1, 2000);
-	close(PR_FD_CLIENT);
+	close(fd);
+}
+
+/* Before any worker exists. */
+static void refuse_early(const char *text)
+{
+	refuse_client(PR_FD_CLIENT, text, 1);
+}
+
+void session_refuse(const char *text)
+{
+	refuse_early(text);
 }
 
 /*
@@ -780,9 +804,10 @@ static int session_run(struct session *s, const struct session_opts *o)
 	char err[CFG_ERR_MAX] = "", wpath[4096];
 	struct access_client who;
 	struct pr_msg init;
-	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc, proxied = 0;
+	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc, proxied = 0, reaped = 0;
 
 	s->state = ST_STARTING;
+	s->client = -1;
 	s->cfg = *o->cfg;
 	lchan_init(&s->lsn, o->listener_fd);
 	s->peerlen = sizeof(s->peer);
@@ -812,7 +837,6 @@ static int session_run(struct session *s, const struct session_opts *o)
 		if (err[0])
 			log_msg(PR_LOG_ERR, "%s", err);
 		refuse_early("@ERROR: daemon setup error");
-		free(s);
 		return 1;
 	}
 	if (s->cfg.motd_file != NULL)
@@ -824,25 +848,31 @@ static int session_run(struct session *s, const struct session_opts *o)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		log_msg(PR_LOG_ERR, "socketpair: %s", strerror(errno));
-		return 1;
+		goto refuse;
 	}
 	worker_path(o, wpath, sizeof(wpath));
 	s->worker = spawn_worker(wpath, sv[1]);
+	close(sv[1]);
 	if (s->worker < 0) {
 		log_msg(PR_LOG_ERR, "fork: %s", strerror(errno));
-		return 1;
+		close(sv[0]);
+		goto refuse;
 	}
-	close(sv[1]);
-	close(PR_FD_CLIENT); /* the worker holds the only copy from now on */
+	/* Kept until the worker's READY (h_ready), before which the worker
+	 * neither reads nor writes it: a worker that never gets there
+	 * (cannot be executed, cannot build its sandbox, is killed) leaves
+	 * the client to be refused here rather than dropped without a word. */
+	s->client = PR_FD_CLIENT;
 	pr_ipc_init(&s->ipc, sv[0], pr_msg_validate_w2m);
 	s->pidfd = pidfd_open(s->worker, 0);
 	if (s->pidfd < 0) {
 		log_msg(PR_LOG_ERR, "pidfd_open: %s", strerror(errno));
 		kill(s->worker, SIGKILL);
-		return 1;
+		while (waitpid(s->worker, &status, 0) < 0 && errno == EINTR)
+			;
+		close(sv[0]);
+		goto refuse;
 	}
-
-	int reaped = 0;
 
 	/* From the first worker record on, only what the session needs. */
 	s->filtered = 1;
@@ -883,11 +913,22 @@ static int session_run(struct session *s, const struct session_opts *o)
 	}
 	if (reaped)
 		report_exit(s, status, kmsg_fd);
+	if (s->client >= 0) {
+		log_msg(PR_LOG_ERR, "worker %d ended before it was ready: client refused", (int)s->worker);
+		refuse_client(s->client, "@ERROR: daemon setup error", 0);
+	}
 	if (s->filtered)
 		_exit(0); /* no atexit work (sanitizer leak checks) under the filter */
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 	return 0;
+refuse:
+	if (motd_fd >= 0)
+		close(motd_fd);
+	if (kmsg_fd >= 0)
+		close(kmsg_fd);
+	refuse_early("@ERROR: daemon setup error");
+	return 1;
 }
 
 /* Every way out of a session that is not under the filter (refusals
@@ -897,11 +938,15 @@ int session_main(const struct session_opts *o)
 	struct session *s = prefault_alloc(sizeof(*s)); /* 55 KiB, zeroed: not 14 faults (prefault.h) */
 	int rc;
 
-	if (s == NULL)
+	if (s == NULL) {
+		log_msg(PR_LOG_ERR, "session: out of memory");
+		refuse_early("@ERROR: daemon setup error");
 		return 1;
+	}
 	rc = session_run(s, o);
 	auth_forget(&s->auth);
 	access_free(&s->acc);
+	fs_idmap_free(&s->ids);
 	cfgsnap_parsed_free(&s->cfg);
 	prefault_free(s, sizeof(*s));
 	return rc;
@@ -926,6 +971,7 @@ struct session *session_fuzz_new(const struct cfg *cfg, const struct fs_idmap *i
 	s->state = ST_STARTING;
 	s->worker = -1;
 	s->pidfd = -1;
+	s->client = -1;
 	s->fs.root = -1;
 	lchan_init(&s->lsn, listener_fd);
 	pr_ipc_init(&s->ipc, ipc_fd, pr_msg_validate_w2m);

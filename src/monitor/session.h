@@ -12,6 +12,9 @@ struct session_opts {
 
 /* Run one session on the client socket PR_FD_CLIENT; returns the exit status. */
 int session_main(const struct session_opts *o);
+/* Refuse the client on PR_FD_CLIENT (before any worker exists) with
+ * rsyncd's greeting and the line text ("@ERROR: ..."), then close it. */
+void session_refuse(const char *text);
 
 #ifdef PRSYNCD_FUZZ
 struct session;

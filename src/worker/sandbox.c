@@ -159,10 +159,15 @@ static int clear_caps(char *err, size_t errlen)
 	return 0;
 }
 
+/* A ceiling, never raised: a hard limit already lower (the daemon started
+ * under a low one) stays, where raising it would fail without privilege. */
 static int set_limit(int res, rlim_t v, char *err, size_t errlen, const char *name)
 {
-	struct rlimit rl = { v, v };
+	struct rlimit rl;
 
+	if (getrlimit(res, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max < v)
+		v = rl.rlim_max;
+	rl = (struct rlimit){ v, v };
 	if (setrlimit(res, &rl) < 0)
 		return fail(err, errlen, name);
 	return 0;

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: ISC
-# Command line and start-up checks: --check-config on good and bad files,
-# --version/--help, refusals that cite file and line, the pid file.
+# Command line and start-up checks: --check-config on good and bad files
+# (what rsyncd only finds at the first login too: a secrets file, a MOTD,
+# a module root its uid cannot enter), --version/--help, refusals that
+# cite file and line, the pid file (gone after a SIGHUP and SIGTERM),
+# start-up errors on the terminal, socket activation with a port set.
 . "$(dirname "$0")/../lib.sh"
 P=$TOP/build/prsyncd
 
@@ -31,6 +34,62 @@ refuse "malformed hosts allow" 3 "[pub]\n\tpath = $TMP/pub\n\thosts allow = 10.0
 refuse "unknown key" 2 "[pub]\n\tfrobnicate = 1\n\tpath = $TMP/pub\n" "frobnicate"
 refuse "bad boolean" 3 "[pub]\n\tpath = $TMP/pub\n\tlist = maybe\n" "maybe"
 refuse "module without path" 1 "[pub]\n\tcomment = x\n" "path"
+
+# A module without a usable path: the parser says so, then no crash (a
+# segfault, exit 139, after the right lines); the sanitizer build too.
+for p in "" "relative/x" "-"; do
+	f=$TMP/nopath.$RANDOM.conf
+	if [ "$p" = - ]; then printf '[pub]\n\tcomment = x\n' > "$f"; else printf '[pub]\n\tpath = %s\n' "$p" > "$f"; fi
+	out=$("$P" --config="$f" --check-config 2>&1); rc=$?
+	"$PRSYNCD" --config="$f" --check-config >/dev/null 2>>"$TMP/nopath.stderr"
+	[ $rc = 1 ] && grep -q "$f: [0-9]* errors\?$" <<<"$out" && grep -q "module \[pub\] has no 'path'" <<<"$out" &&
+		pass "check-config, path '$p': reported, exit 1" || fail "check-config, path '$p': rc=$rc $out"
+done
+
+# What rsyncd says only at the first login, said by --check-config, with
+# file, line and module: rsyncd fails every login when the secrets file
+# cannot be read ("auth failed on module M", the log: "no secrets file"),
+# sends an empty line for a MOTD it cannot read, and fails each transfer
+# with "change_dir "/" (in M) failed: Permission denied" (exit 23) when the
+# module's uid cannot enter its root.
+mkdir -p "$TMP/closed" && chmod 700 "$TMP/closed"
+printf 'joe:pw\n' > "$TMP/secrets.open" && chmod 644 "$TMP/secrets.open"
+lf=$TMP/login.conf
+cat > "$lf" <<CONF
+motd file = $TMP/no-motd
+[sec]
+	path = $TMP/pub
+	auth users = joe
+	secrets file = $TMP/no-secrets
+[open]
+	path = $TMP/pub
+	auth users = joe
+	secrets file = $TMP/secrets.open
+[nosecrets]
+	path = $TMP/pub
+	auth users = joe
+[closed]
+	path = $TMP/closed
+	uid = nobody
+[fine]
+	path = $TMP/pub
+	uid = nobody
+CONF
+out=$("$P" --config="$lf" --check-config 2>&1); rc=$?
+n=0
+for want in "$lf:2: module \[sec\]: secrets file $TMP/no-secrets: No such file or directory: every login fails" \
+	"$lf:6: module \[open\]: secrets file $TMP/secrets.open: other users may read it, and 'strict modes' is on" \
+	"$lf:10: module \[nosecrets\]: secrets file (none): 'auth users' is set and 'secrets file' is not" \
+	"$lf:13: module \[closed\]: path $TMP/closed: uid nobody ([0-9]*) with gid [0-9]* may not search it" \
+	"$lf: motd file $TMP/no-motd: No such file or directory: clients get an empty line" "$lf: 5 errors"; do
+	grep -q -- "$want" <<<"$out" && n=$((n + 1)) || echo "    missing: $want"
+done
+[ $rc = 1 ] && [ $n = 6 ] && ! grep -q '\[fine\]' <<<"$out" &&
+	pass "check-config: secrets file, MOTD and module root problems, one line each, exit 1" || fail "check-config login: rc=$rc $out"
+chmod 600 "$TMP/secrets.open"; printf 'motd\n' > "$TMP/no-motd"; chmod 755 "$TMP/closed"; printf 'joe:pw\n' > "$TMP/no-secrets"
+chmod 600 "$TMP/no-secrets"
+sed -i '/^\[nosecrets\]/,/auth users/d' "$lf"
+out=$("$P" --config="$lf" --check-config 2>&1) && pass "check-config: passes once they are fixed" || fail "check-config fixed: $out"
 
 warnf=$TMP/warn.conf
 printf '[pub]\n\tpath = %s\n\tport = 5\n' "$TMP/pub" > "$warnf"
@@ -92,5 +151,88 @@ if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 			fail "non-root start: $(cat "$TMP/nonroot.err")"
 	fi
 	stop_pid "$np"
+	# A privileged port without root: said on the terminal too (rsyncd,
+	# with --no-detach, says it in its log only).
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$NP" --no-detach --config="$good" \
+		--port=873 --address=127.0.0.1 --log-file="$TMP/nr/log2" 2>&1); rc=$?
+	if grep -q 'user namespaces' <<<"$out"; then echo "SKIP: privileged port: no user namespaces for a non-root daemon"
+	elif [ $rc = 1 ] && grep -q '^prsyncd: bind/listen on port 873 (IPv4): Permission denied' <<<"$out"; then
+		pass "privileged port without root: the reason on the terminal, exit 1"
+	else fail "privileged port: rc=$rc $out"; fi
 fi
+
+# --- pid file: gone after a reload and a stop ---------------------------------
+# The path named in the file belonged to the first configuration, which a
+# SIGHUP frees: the exit unlinked whatever that memory held (issue 26).
+for how in file option; do
+	port=$(free_port)
+	cf=$TMP/pid-$how.conf
+	if [ $how = file ]; then
+		printf 'pid file = %s\n[pub]\n\tpath = %s\n' "$TMP/pid-$how" "$TMP/pub" > "$cf"; opt=()
+	else
+		printf '[pub]\n\tpath = %s\n' "$TMP/pub" > "$cf"; opt=(--pid-file="$TMP/pid-$how")
+	fi
+	"$PRSYNCD" --config="$cf" --port="$port" --address=127.0.0.1 --log-file="$TMP/pid-$how.log" "${opt[@]}" \
+		2>>"$TMP/pid-$how.stderr"
+	wait_port "$port"
+	pid=$(cat "$TMP/pid-$how" 2>/dev/null)
+	kill -HUP "$pid"
+	wait_log "$TMP/pid-$how.log" "reload: configuration 2 in force" || fail "pid file ($how): no reload"
+	kill "$pid"
+	for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	[ -n "$pid" ] && [ ! -e "$TMP/pid-$how" ] && pass "pid file from the $how: removed after SIGHUP then SIGTERM" ||
+		fail "pid file from the $how: left behind (pid '$pid')"
+done
+
+# --- start-up errors on the terminal ------------------------------------------
+# rsyncd with --no-detach writes "bind() failed" to its log only and exits
+# 10; prsyncd says it on stderr too (and exits 1), detached or not, and
+# the sanitizer build releases everything on the way out.
+port=$(free_port)
+python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(20)' "$port" &
+busy=$!; PIDS+=("$busy")
+wait_port "$port"
+for mode in no-detach daemon; do
+	"$PRSYNCD" --$mode --config="$good" --port="$port" --address=127.0.0.1 --log-file="$TMP/inuse.log" \
+		2>"$TMP/inuse-$mode.stderr"; rc=$?
+	grep -q "^prsyncd: bind/listen on port $port (IPv4): Address already in use" "$TMP/inuse-$mode.stderr" && [ $rc = 1 ] &&
+		pass "port in use (--$mode): the reason on the terminal, exit 1" || fail "port in use (--$mode): rc=$rc $(cat "$TMP/inuse-$mode.stderr")"
+done
+grep -q 'could not listen on any address' "$TMP/inuse.log" && pass "and in the log" || fail "log: $(cat "$TMP/inuse.log")"
+stop_pid "$busy"
+# A pid file held by a running daemon: said before the detach.
+port=$(free_port)
+"$PRSYNCD" --config="$good" --port="$port" --address=127.0.0.1 --log-file="$TMP/held.log" --pid-file="$TMP/held.pid" \
+	2>>"$TMP/held1.stderr"
+wait_port "$port"
+port2=$(free_port)
+out=$("$PRSYNCD" --config="$good" --port="$port2" --address=127.0.0.1 --log-file="$TMP/held.log" \
+	--pid-file="$TMP/held.pid" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "^prsyncd: pid file $TMP/held.pid is held by a running prsyncd (pid $(cat "$TMP/held.pid"))" <<<"$out" &&
+	pass "pid file held: the reason on the terminal, exit 1" || fail "pid file held: rc=$rc $out"
+kill "$(cat "$TMP/held.pid")"
+
+# --- socket activation: 'port' and 'address' of the file are ignored, said ----
+port=$(free_port)
+printf 'port = 8873\naddress = 127.0.0.9\n[pub]\n\tpath = %s\n' "$TMP/pub" > "$TMP/sa.conf"
+python3 - "$port" "$PRSYNCD" --no-detach --config="$TMP/sa.conf" --log-file="$TMP/sa.log" 2>>"$TMP/sa.stderr" <<'PY' &
+# A socket-activation launcher: fd 3 listening, LISTEN_FDS/LISTEN_PID set.
+import os, socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(16)
+if s.fileno() != 3:
+    os.dup2(s.fileno(), 3)
+os.set_inheritable(3, True)
+os.environ.update(LISTEN_FDS="1", LISTEN_PID=str(os.getpid()))
+os.execv(sys.argv[2], sys.argv[2:])
+PY
+sa=$!; PIDS+=("$sa")
+wait_port "$port"
+out=$(rsync_client "rsync://127.0.0.1:$port/" 2>&1)
+grep -q '^pub' <<<"$out" && pass "socket-activated: served on the inherited socket" || fail "socket-activated: $out"
+grep -q "socket-activated: port 8873 and address 127.0.0.9 are ignored" "$TMP/sa.log" &&
+	pass "socket-activated: the file's port and address said to be ignored" || fail "sa log: $(head -4 "$TMP/sa.log")"
+stop_pid "$sa"
 finish

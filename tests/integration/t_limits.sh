@@ -124,13 +124,13 @@ python3 "$FLOOD" "$lport" "$LOAD_N" 127.0.0.1 "$TMP/fa" "$TMP/fgo" > "$TMP/fa.ou
 fa=$!
 normal "normal client served while idle connections pile up"
 for i in $(seq 1 900); do [ -e "$TMP/fa" ] && break; sleep 0.1; done
-[ "$(cat "$TMP/fa" 2>/dev/null)" = "held=$NHOST host=$((LOAD_N - NHOST)) module=0 other=0" ] &&
+[ "$(cat "$TMP/fa" 2>/dev/null)" = "held=$NHOST host=$((LOAD_N - NHOST)) module=0 other=0 busy=0" ] &&
 	pass "$LOAD_N idle connections: $NHOST held, $((LOAD_N - NHOST)) refused by the per-host limit" ||
 	fail "flood A: $(cat "$TMP/fa" "$TMP/fa.out" 2>/dev/null)"
 python3 "$FLOOD" "$lport" "$NB" 127.0.0.3 "$TMP/fb" "$TMP/fgo" --send '@RSYNCD: 32.0 md5\npub\n' > "$TMP/fb.out" 2>&1 &
 fb=$!
 for i in $(seq 1 600); do [ -e "$TMP/fb" ] && break; sleep 0.1; done
-[ "$(cat "$TMP/fb" 2>/dev/null)" = "held=$NMOD host=0 module=$((NB - NMOD)) other=0" ] &&
+[ "$(cat "$TMP/fb" 2>/dev/null)" = "held=$NMOD host=0 module=$((NB - NMOD)) other=0 busy=0" ] &&
 	pass "$NB idle sessions in [pub]: $NMOD held, $((NB - NMOD)) refused by max connections" ||
 	fail "flood B: $(cat "$TMP/fb" "$TMP/fb.out" 2>/dev/null)"
 fds1=$(ls /proc/$L/fd | wc -l)

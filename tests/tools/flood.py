@@ -8,10 +8,12 @@ Opens N connections to 127.0.0.1:PORT from the local address SRC, one
 after another (each waits, at most 5 s, for the server's first line),
 sending TEXT (Python escapes) on each if given, and then nothing more.
 When no connection has changed state for 2 s (at most 60 s), writes
-"held=H host=R module=M other=O" to READY: held connections are open with
-no @ERROR; host and module count the per-host and per-module refusals
-(the connection then closed); other is anything else.  Then it waits for
-the file GO (at most 120 s) and closes everything.
+"held=H host=R module=M other=O busy=B" to READY: held connections are open with
+no @ERROR; host and module count the per-host and per-module refusals,
+busy the listener's refusals when it has no room for another session
+(each connection then closed); other is anything else (a connection
+dropped without a word among them).  Then it waits for the file GO (at
+most 120 s) and closes everything.
 """
 import codecs, os, resource, selectors, socket, sys, time
 
@@ -54,19 +56,21 @@ def main():
                 st["closed"] = True
                 sel.unregister(st["sock"])
             last_change = time.time()
-    held = host = module = other = 0
+    held = host = module = other = busy = 0
     for st in conns:
         d = st["data"]
         if b"@ERROR: max connections per host" in d and st["closed"]:
             host += 1
         elif b"@ERROR: max connections (" in d and st["closed"]:
             module += 1
+        elif b"@ERROR: too many connections to this server" in d and st["closed"]:
+            busy += 1
         elif not st["closed"] and b"@ERROR" not in d and d.startswith(b"@RSYNCD:"):
             held += 1
         else:
             other += 1
     with open(ready + ".tmp", "w") as f:
-        f.write("held=%d host=%d module=%d other=%d\n" % (held, host, module, other))
+        f.write("held=%d host=%d module=%d other=%d busy=%d\n" % (held, host, module, other, busy))
     os.rename(ready + ".tmp", ready)
     end = time.time() + 120
     while not os.path.exists(go) and time.time() < end:
