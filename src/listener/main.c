@@ -115,7 +115,7 @@ static int open_log(const char *file, const struct cfg *cfg)
 int main(int argc, char **argv)
 {
 	struct listener_opts o = { .config_path = DEFAULT_CONFIG, .stop_timeout = DEFAULT_STOP_TIMEOUT };
-	char cfgpath[PATH_MAX], abslog[PATH_MAX], err[CFG_ERR_MAX] = "";
+	char cfgpath[PATH_MAX], abslog[PATH_MAX], pidpath[PATH_MAX], err[CFG_ERR_MAX] = "";
 	const char *log_file = NULL;
 	struct socks sk;
 	struct gen *g;
@@ -170,7 +170,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prsyncd: %s\n", err);
 		return 1;
 	}
-	o.pid_file = o.pid_file ? o.pid_file : g->cfg.pid_file;
+	/* A copy: the configuration's string is freed with its generation
+	 * after a reload, and the pid file is removed at exit. */
+	if (o.pid_file == NULL && g->cfg.pid_file != NULL) {
+		if (snprintf(pidpath, sizeof(pidpath), "%s", g->cfg.pid_file) >= (int)sizeof(pidpath)) {
+			fprintf(stderr, "prsyncd: pid file %s: %s\n", g->cfg.pid_file, strerror(ENAMETOOLONG));
+			gen_put(g);
+			return 1;
+		}
+		o.pid_file = pidpath;
+	}
 	log_file = log_file ? log_file : g->cfg.log_file;
 	/* Reopened on SIGHUP after a detach has moved us to "/".  Not
 	 * realpath(): that would follow the links safe_open() judges. */

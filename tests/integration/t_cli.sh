@@ -68,6 +68,24 @@ else
 	fail "detached daemon did not start"
 fi
 
+# The configuration's pid file is removed at exit after a reload as well
+# (the reload frees the configuration that named it).
+port=$(free_port)
+{ printf 'pid file = %s\n' "$TMP/cfgpid"; cat "$good"; } > "$TMP/pid.conf"
+"$P" --config="$TMP/pid.conf" --port="$port" --address=127.0.0.1 --log-file="$TMP/pidlog"
+if wait_port "$port" && [ -s "$TMP/cfgpid" ]; then
+	pid=$(cat "$TMP/cfgpid")
+	kill -HUP "$pid"
+	wait_log "$TMP/pidlog" 'reload: configuration 2' || fail "no reload"
+	kill "$pid"
+	# detached, it is not our child: a zombie counts as gone
+	for i in $(seq 1 50); do case $(ps -o stat= -p "$pid") in Z*|'') break ;; esac; sleep 0.1; done
+	[ -e "$TMP/cfgpid" ] && fail "configuration's pid file left behind after a reload" ||
+		pass "configuration's pid file removed at exit after a reload"
+else
+	fail "detached daemon with a configured pid file did not start"
+fi
+
 # Non-root start: user namespace confinement, or a clear refusal.
 if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	port=$(free_port)
