@@ -96,6 +96,8 @@ sed -i "s/^VERSION := .*/VERSION := $V2/" "$SRC2/Makefile"
 deb2=$(ls "$TMP"/src2/prsyncd_"$V2"_*.deb 2>/dev/null | head -1)
 [ -n "$deb2" ] && pass "version $V2 built for the upgrade" || { fail "second build: $(tail -20 "$TMP/build2.log")"; finish; exit; }
 
+LOG=/var/log/prsyncd/prsyncd.log
+PIDF=/run/prsyncd/prsyncd.pid
 # The systemd stand-ins: the shims log every call to $CALLS; the socket
 # and the service are sockunit.py (pid in $SU, its log in $ST).
 CALLS=$TMP/calls ST=$TMP/su.state SU=
@@ -148,8 +150,6 @@ su_start() { # su_start PORT: the socket and the service, from the unit's ExecSt
 	wait_port "$1"
 }
 su_stop() { [ -z "$SU" ] || { kill -TERM "$SU" 2>/dev/null; wait "$SU" 2>/dev/null; }; SU=; }
-LOG=/var/log/prsyncd/prsyncd.log
-PIDF=/run/prsyncd/prsyncd.pid
 # wait_long FILE PATTERN: wait_log for up to ~60 s (dpkg may be slow)
 wait_long() { local i; for i in 1 2 3 4 5 6; do wait_log "$1" "$2" && return 0; done; return 1; }
 # count REGEX FILE...: lines matching, over plain and compressed logs
@@ -181,6 +181,31 @@ ldd /usr/libexec/prsyncd/prsyncd-worker 2>/dev/null | grep -q 'libz\.so' &&
 out=$(systemd-analyze verify --man=no /lib/systemd/system/prsyncd.socket /lib/systemd/system/prsyncd.service 2>&1)
 [ -z "$out" ] && pass "installed units verify" || fail "verify: $out"
 /usr/sbin/prsyncd --check-config >/dev/null 2>&1 && pass "packaged configuration passes --check-config" || fail "check-config: $(/usr/sbin/prsyncd --check-config 2>&1)"
+
+# Every configuration example in the docs, the README and prsyncd.conf(5)
+# matches the package (its worker account, pid file and log directory)
+# and passes the installed prsyncd's --check-config (module paths and the
+# site account 'mirror' of one example replaced by ones that exist here).
+mkdir -p "$TMP/ex" "$TMP/expath"
+{ for f in "$TOP"/docs/*.md "$TOP/README.md"; do
+	awk -v f="${f#"$TOP"/}" '/^```ini/ { on = 1; n++; print "#@ " f " example " n; next } /^```/ { on = 0 } on' "$f"
+  done
+  echo "#@ man/prsyncd.conf.5 EXAMPLE"
+  sed -n '/^\.SH EXAMPLE/,/^\.fi/p' "$TOP/man/prsyncd.conf.5" | sed '1,2d;$d'
+} | awk -v d="$TMP/ex" '/^#@ / { n++; print substr($0, 4) > (d "/" n ".name") } { print > (d "/" n ".conf") }'
+nex=0 bad=""
+for c in "$TMP"/ex/*.conf; do
+	name=$(cat "${c%.conf}.name"); nex=$((nex + 1))
+	glob=$(sed '/^\[/,$d' "$c")
+	w=$(sed -n 's/^worker user = //p' <<<"$glob"); p=$(sed -n 's/^pid file = //p' <<<"$glob"); l=$(sed -n 's/^log file = //p' <<<"$glob")
+	[ -z "$w" ] || [ "$w" = _prsyncd ] || bad="$bad; $name: worker user $w"
+	[ -z "$p" ] || [ "$p" = "$PIDF" ] || bad="$bad; $name: pid file $p"
+	case $l in ''|/var/log/prsyncd/*.log) ;; *) bad="$bad; $name: log file $l" ;; esac
+	sed -i -e "s|^\([[:space:]]*path = \)/srv/.*|\1$TMP/expath|" -e 's/^\([[:space:]]*uid = \)mirror$/\1nobody/' -e 's/^\([[:space:]]*gid = \)mirror$/\1nogroup/' "$c"
+	out=$(/usr/sbin/prsyncd --check-config --config="$c" 2>&1) || bad="$bad; $name: $out"
+done
+[ "$nex" -ge 4 ] && [ -z "$bad" ] && pass "the $nex configuration examples of the docs match the package and pass --check-config" ||
+	fail "configuration examples ($nex):${bad#;}"
 
 # Serve a module the way the units do: prsyncd.socket's listening socket,
 # prsyncd.service's ExecStart.
