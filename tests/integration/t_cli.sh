@@ -61,7 +61,7 @@ if wait_port "$port" && [ -s "$TMP/pid" ]; then
 	pass "detached daemon wrote pid file ($pid)"
 	[ "$(ps -o tty= -p "$pid" | tr -d ' ')" = "?" ] && pass "detached daemon has no controlling terminal" || fail "detached daemon kept a terminal"
 	kill "$pid"
-	for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	kill -0 "$pid" 2>/dev/null && fail "daemon survived SIGTERM" || pass "SIGTERM stops the daemon"
 	[ -e "$TMP/pid" ] && fail "pid file left behind" || pass "pid file removed"
 else
@@ -79,7 +79,7 @@ if wait_port "$port" && [ -s "$TMP/cfgpid" ]; then
 	wait_log "$TMP/pidlog" 'reload: configuration 2' || fail "no reload"
 	kill "$pid"
 	# detached, it is not our child: a zombie counts as gone
-	for i in $(seq 1 50); do case $(ps -o stat= -p "$pid") in Z*|'') break ;; esac; sleep 0.1; done
+	for _ in $(seq 1 50); do case $(ps -o stat= -p "$pid") in Z*|'') break ;; esac; sleep 0.1; done
 	[ -e "$TMP/cfgpid" ] && fail "configuration's pid file left behind after a reload" ||
 		pass "configuration's pid file removed at exit after a reload"
 else

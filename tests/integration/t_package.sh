@@ -163,7 +163,7 @@ su_start() { # su_start PORT: the socket and the service, from the unit's ExecSt
 }
 su_stop() { [ -z "$SU" ] || { kill -TERM "$SU" 2>/dev/null; wait "$SU" 2>/dev/null; }; SU=; }
 # wait_long FILE PATTERN: wait_log for up to ~60 s (dpkg may be slow)
-wait_long() { local i; for i in 1 2 3 4 5 6; do wait_log "$1" "$2" && return 0; done; return 1; }
+wait_long() { local _; for _ in 1 2 3 4 5 6; do wait_log "$1" "$2" && return 0; done; return 1; }
 # count REGEX FILE...: lines matching, over plain and compressed logs
 count() { local re=$1; shift; zcat -f "$@" 2>/dev/null | grep -cE -- "$re"; }
 
