@@ -167,9 +167,11 @@ wait_long() { local _; for _ in 1 2 3 4 5 6; do wait_log "$1" "$2" && return 0; 
 # count REGEX FILE...: lines matching, over plain and compressed logs
 count() { local re=$1; shift; zcat -f "$@" 2>/dev/null | grep -cE -- "$re"; }
 
+SP= # the standalone prsyncd's port
 purge() {
 	su_stop
-	[ -s "$PIDF" ] && kill "$(cat "$PIDF")" 2>/dev/null
+	# the standalone prsyncd, found by its command line even without a pid file
+	[ -z "$SP" ] || for p in $(pgrep -x -f "/usr/sbin/prsyncd --address=127.0.0.1 --port=$SP"); do kill "$p"; done
 	dpkg --purge prsyncd >>"$TMP/dpkg.log" 2>&1
 }
 trap 'purge; cleanup' EXIT
@@ -296,7 +298,7 @@ su_stop
 # Without systemd: prsyncd started by hand with the packaged
 # configuration (standalone, detached), its log rotated by the installed
 # snippet through the pid file.
-P=$(free_port)
+P=$(free_port) SP=$P
 /usr/sbin/prsyncd --address=127.0.0.1 --port="$P" 2>>"$TMP/standalone.stderr"
 for _ in $(seq 1 100); do [ -s "$PIDF" ] && break; sleep 0.1; done
 spid=$(cat "$PIDF" 2>/dev/null)
