@@ -14,7 +14,7 @@ cd "$TOP"
 PACKAGES="build-essential pkg-config clang libclang-rt-14-dev libseccomp-dev libcap-dev \
 zlib1g-dev libxxhash-dev libssl-dev libzstd-dev liblz4-dev rsync python3 procps \
 strace logrotate systemd libcap2-bin universal-ctags acl attr \
-dpkg-dev debhelper man-db groff-base haproxy"
+dpkg-dev debhelper lintian man-db groff-base haproxy"
 
 install_deps() {
 	local missing=""

@@ -120,11 +120,29 @@ if wait_port "$port" && [ -s "$TMP/pid" ]; then
 	pass "detached daemon wrote pid file ($pid)"
 	[ "$(ps -o tty= -p "$pid" | tr -d ' ')" = "?" ] && pass "detached daemon has no controlling terminal" || fail "detached daemon kept a terminal"
 	kill "$pid"
-	for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	kill -0 "$pid" 2>/dev/null && fail "daemon survived SIGTERM" || pass "SIGTERM stops the daemon"
 	[ -e "$TMP/pid" ] && fail "pid file left behind" || pass "pid file removed"
 else
 	fail "detached daemon did not start"
+fi
+
+# The configuration's pid file is removed at exit after a reload as well
+# (the reload frees the configuration that named it).
+port=$(free_port)
+{ printf 'pid file = %s\n' "$TMP/cfgpid"; cat "$good"; } > "$TMP/pid.conf"
+"$P" --config="$TMP/pid.conf" --port="$port" --address=127.0.0.1 --log-file="$TMP/pidlog"
+if wait_port "$port" && [ -s "$TMP/cfgpid" ]; then
+	pid=$(cat "$TMP/cfgpid")
+	kill -HUP "$pid"
+	wait_log "$TMP/pidlog" 'reload: configuration 2' || fail "no reload"
+	kill "$pid"
+	# detached, it is not our child: a zombie counts as gone
+	for _ in $(seq 1 50); do case $(ps -o stat= -p "$pid") in Z*|'') break ;; esac; sleep 0.1; done
+	[ -e "$TMP/cfgpid" ] && fail "configuration's pid file left behind after a reload" ||
+		pass "configuration's pid file removed at exit after a reload"
+else
+	fail "detached daemon with a configured pid file did not start"
 fi
 
 # Non-root start: user namespace confinement, or a clear refusal.

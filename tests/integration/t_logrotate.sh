@@ -26,7 +26,7 @@ handshake timeout = 3
 	log file = $TMP/logs/own.log
 CONF
 sed -e "s|/var/log/prsyncd/|$TMP/logs/|" -e "s|/run/systemd/system|$TMP/no-systemd|" \
-	-e "s|/run/prsyncd.pid|$TMP/prsyncd.pid|g" "$TOP/policy/prsyncd.logrotate" > "$TMP/lr.conf"
+	-e "s|/run/prsyncd/prsyncd.pid|$TMP/prsyncd.pid|g" "$TOP/policy/prsyncd.logrotate" > "$TMP/lr.conf"
 chmod 0644 "$TMP/lr.conf"
 port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/logs/prsyncd.log" || fail "prsyncd did not start"
