@@ -170,26 +170,27 @@ static int check_module(const char *file, const struct cfg_module *m)
 }
 
 /* rsyncd sends an empty line in place of a MOTD it cannot read, and
- * says nothing: said here instead. */
-static int check_motd(const char *file, const struct cfg *cfg)
+ * says nothing: said here instead, as a warning (every client is still
+ * served, and the packaged configuration names a MOTD the operator may
+ * not have written yet): not counted as an error. */
+static void check_motd(const char *file, const struct cfg *cfg)
 {
 	char why[512];
 	struct stat st;
 	int fd;
 
 	if (cfg->motd_file == NULL || cfg->motd_file[0] == '\0' || strchr(cfg->motd_file, '%') != NULL)
-		return 0;
+		return;
 	if ((fd = safe_open(cfg->motd_file, O_RDONLY | O_NONBLOCK, 0, why, sizeof(why))) >= 0) {
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 			close(fd);
-			return 0;
+			return;
 		}
 		snprintf(why, sizeof(why), "not a regular file");
 		close(fd);
 	}
-	fprintf(stderr, "prsyncd: %s: motd file %s: %s: clients get an empty line in its place\n", file,
+	fprintf(stderr, "prsyncd: warning: %s: motd file %s: %s: clients get an empty line in its place\n", file,
 		cfg->motd_file, why);
-	return 1;
 }
 
 int check_config(const char *file)
@@ -208,7 +209,7 @@ int check_config(const char *file)
 	nerr = errs.n;
 	for (size_t i = 0; i < cfg.nmodules; i++)
 		nerr += (size_t)check_module(file, &cfg.modules[i]);
-	nerr += (size_t)check_motd(file, &cfg);
+	check_motd(file, &cfg);
 	if (errs.n == 0 && startup_checks(&cfg, &chroot_dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "prsyncd: %s\n", err);
 		nerr++;
