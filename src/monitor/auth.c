@@ -500,7 +500,7 @@ int auth_check_response(struct auth *a, const struct cfg_module *m, const char *
 			const char *addr)
 {
 	const char *sp = strchr(line, ' '), *err;
-	char user[PR_TEXT_MAX], group[256] = "", clean[PR_TEXT_MAX * 4 + 1];
+	char user[PR_TEXT_MAX], group[256] = "", clean[LOG_ESCAPED(PR_TEXT_MAX)];
 	int kind;
 
 	if (sp == NULL || a->digest < 0) {

@@ -171,7 +171,7 @@ static int test_syscall_hook(struct session *s, const char *name)
 
 static int h_log(struct session *s, const struct pr_msg *m)
 {
-	char clean[PR_TEXT_MAX * 4 + 1];
+	char clean[LOG_ESCAPED(PR_TEXT_MAX)];
 
 	log_sanitize(clean, sizeof(clean), m->u.log.text.s);
 #ifdef PRSYNCD_TEST_HOOKS
@@ -277,7 +277,7 @@ static int h_select(struct session *s, const struct pr_msg *m)
 {
 	const char *name = m->u.wselect.module.s;
 	const struct cfg_module *mod = cfg_find_module(&s->cfg, name);
-	char clean[PR_NAME_MAX * 4 + 1];
+	char clean[LOG_ESCAPED(PR_NAME_MAX)];
 	char text[PR_TEXT_MAX];
 	struct pr_msg out;
 

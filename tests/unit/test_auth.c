@@ -265,10 +265,14 @@ static void test_malformed(void)
 	snprintf(line, sizeof(line), "alice %s", want);
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
-	/* control bytes in the user name are escaped in the log */
+	/* control bytes in the user name are escaped in the log, as rsyncd
+	 * escapes them ("\#ooo"), and a backslash that would read as one */
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, "al\033[2Jice x", "host", "10.0.0.1") < 0 &&
-	      logged("for al\\033[2Jice: no matching rule"));
+	      logged("for al\\#033[2Jice: no matching rule"));
+	CHECK(begin(&a, &m, "md5", 32, text) == 0);
+	CHECK(auth_check_response(&a, &m, "a\\#033\r x", "host", "10.0.0.1") < 0 &&
+	      logged("for a\\#134#033\\#015: no matching rule"));
 	CHECK(a.secrets == NULL); /* the check wiped what auth_begin read */
 	/* no auth_begin: nothing is accepted */
 	{
