@@ -178,8 +178,7 @@ static int h_log(struct session *s, const struct pr_msg *m)
 	if (strncmp(clean, "prsyncd-test-syscall ", 21) == 0)
 		return test_syscall_hook(s, clean + 21);
 #endif
-	if (log_budget_take(&s->logb, m->u.log.text.len))
-		log_msg((enum pr_log_level)m->u.log.level, "%s", clean);
+	log_msg((enum pr_log_level)m->u.log.level, "%s", clean); /* charged by dispatch's gate */
 	return 0;
 }
 
@@ -410,12 +409,26 @@ static int dispatch(struct session *s, const struct pr_msg *m)
 			continue;
 		if ((requests[i].states & s->state) == 0) {
 			log_msg(PR_LOG_ERR, "worker sent %s in a state where it is not permitted; ending session",
+/* dispatch's log gate: every line a handler writes is charged to the
+ * session's budget (logbudget.h). */
+static int charge(void *ctx, size_t len)
+{
+	return log_budget_take(ctx, len);
+}
+
 				pr_msg_type_name(m->h.type));
 			return -1;
 		}
+	int rc;
+
 		if (requests[i].next)
 			s->state = requests[i].next;
-		return requests[i].fn ? requests[i].fn(s, m) : requests[i].fs ? requests[i].fs(&s->fs, m) : 0;
+		/* Whatever the handler logs, it logs because the worker asked:
+		 * charged here, once for every handler, present and future. */
+		log_set_gate(charge, &s->logb);
+		rc = requests[i].fn ? requests[i].fn(s, m) : requests[i].fs ? requests[i].fs(&s->fs, m) : 0;
+		log_set_gate(NULL, NULL);
+		return rc;
 	}
 	log_msg(PR_LOG_ERR, "worker sent unhandled message type %u; ending session", m->h.type);
 	return -1;
