@@ -269,8 +269,11 @@ static int finish_select(struct session *s, const struct cfg_module *mod);
 /*
  * rsyncd's order: the module exists, hosts allow/deny (decided before the
  * worker existed), a connection slot, the login if "auth users" is set,
- * then the module root.  A refusal after the module is known leaves only
- * the end (no second attempt).
+ * then the module root.  Any refusal, an unknown module's included,
+ * leaves only the end: the worker has sent the client's @ERROR line and
+ * ends the connection, as rsyncd does, and a second SELECT is out of
+ * state (a worker cannot probe names, nor tell an unlisted module it may
+ * not use from a missing one by asking again).
  */
 static int h_select(struct session *s, const struct pr_msg *m)
 {
@@ -284,10 +287,10 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		log_sanitize(clean, sizeof(clean), name);
 		log_msg(PR_LOG_INFO, "unknown module '%s' tried from %s (%s)", clean, s->host, s->addr);
 		/* The name is echoed as the client sent it, as rsyncd does. */
+	s->state = ST_LISTED;
 		snprintf(text, sizeof(text), "@ERROR: Unknown module '%s'", name);
 		return select_error(s, text);
 	}
-	s->state = ST_LISTED;
 	s->mhost = s->host;
 	if (!access_allowed(&s->acc, (size_t)(mod - s->cfg.modules), &s->mhost)) {
 		log_msg(PR_LOG_INFO, "rsync denied on module %s from %s (%s)", mod->name, s->mhost, s->addr);
