@@ -62,12 +62,15 @@ enum {
 	ST_HANDSHAKE = 1 << 1,/* confined, talking to the client, no module yet */
 	ST_LISTED = 1 << 2,   /* module list sent, or selection failed; only the end remains */
 	ST_MODULE = 1 << 3,   /* a module is selected */
-	ST_ENDING = 1 << 4,   /* worker announced its exit code */
+	ST_ENDING = 1 << 4,   /* worker announced its exit code: it must be gone within ENDING_MS */
 	ST_AUTH = 1 << 5,     /* a module needs a login: challenge sent, answer awaited */
 	ST_SENDING = 1 << 6,  /* the module's transfer request logged (START comes once) */
 };
 #define ST_ANY (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED | ST_MODULE | ST_SENDING)
 #define ST_SELECTED (ST_MODULE | ST_SENDING)
+/* An honest worker exits right after its EXIT record (mon_exit); one that
+ * lingers is ended this long after it, whatever the state before. */
+#define ENDING_MS 5000
 
 struct session {
 	struct cfg cfg;    /* the listener's snapshot: read-only, never re-read */
@@ -82,6 +85,7 @@ struct session {
 	int confined;      /* chroot and uid drop begun */
 	int landlocked;    /* preconfine() set up Landlock */
 	int exit_code;
+	int64_t ending_by;  /* ST_ENDING: the worker's end is due (now_ms) */
 	const struct cfg_module *module;
 	struct modvars sel; /* the selected module, its per-connection %VAR% expanded */
 	struct fsreq fs;
@@ -283,11 +287,11 @@ static int h_select(struct session *s, const struct pr_msg *m)
 	char text[PR_TEXT_MAX];
 	struct pr_msg out;
 
+	s->state = ST_LISTED;
 	if (mod == NULL) {
 		log_sanitize(clean, sizeof(clean), name);
 		log_msg(PR_LOG_INFO, "unknown module '%s' tried from %s (%s)", clean, s->host, s->addr);
 		/* The name is echoed as the client sent it, as rsyncd does. */
-	s->state = ST_LISTED;
 		snprintf(text, sizeof(text), "@ERROR: Unknown module '%s'", name);
 		return select_error(s, text);
 	}
@@ -401,17 +405,10 @@ static int h_xfer(struct session *s, const struct pr_msg *m)
 static int h_exit(struct session *s, const struct pr_msg *m)
 {
 	s->exit_code = (int)m->u.exit.code;
+	s->ending_by = now_ms() + ENDING_MS;
 	return 0;
 }
 
-/* Handle one validated request, or refuse it for the current state. */
-static int dispatch(struct session *s, const struct pr_msg *m)
-{
-	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
-		if (requests[i].type != m->h.type)
-			continue;
-		if ((requests[i].states & s->state) == 0) {
-			log_msg(PR_LOG_ERR, "worker sent %s in a state where it is not permitted; ending session",
 /* dispatch's log gate: every line a handler writes is charged to the
  * session's budget (logbudget.h). */
 static int charge(void *ctx, size_t len)
@@ -419,11 +416,19 @@ static int charge(void *ctx, size_t len)
 	return log_budget_take(ctx, len);
 }
 
+/* Handle one validated request, or refuse it for the current state. */
+static int dispatch(struct session *s, const struct pr_msg *m)
+{
+	int rc;
+
+	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
+		if (requests[i].type != m->h.type)
+			continue;
+		if ((requests[i].states & s->state) == 0) {
+			log_msg(PR_LOG_ERR, "worker sent %s in a state where it is not permitted; ending session",
 				pr_msg_type_name(m->h.type));
 			return -1;
 		}
-	int rc;
-
 		if (requests[i].next)
 			s->state = requests[i].next;
 		/* Whatever the handler logs, it logs because the worker asked:
@@ -601,11 +606,18 @@ static void serve(struct session *s, int deadline_secs)
 		const char *why;
 		int rc;
 
-		/* Only the text phases have a deadline; afterwards the next
-		 * record is simply waited for (one system call per request). */
-		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED)) {
-			int64_t left = deadline - now_ms();
+		/* The text phases have the handshake deadline, the end its
+		 * own; in between the next record is simply waited for (one
+		 * system call per request): the worker bounds the transfer
+		 * by the module's timeout. */
+		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED | ST_ENDING)) {
+			int64_t left = (s->state == ST_ENDING ? s->ending_by : deadline) - now_ms();
 
+			if (left <= 0 && s->state == ST_ENDING) {
+				log_msg(PR_LOG_WARNING, "worker %d announced its exit but did not end within %d s; "
+					"ending session", (int)s->worker, ENDING_MS / 1000);
+				return;
+			}
 			if (left <= 0) {
 				log_msg(PR_LOG_WARNING, "handshake timeout (%d s) from %s (%s): worker killed",
 					deadline_secs, s->host, s->addr);
