@@ -3,8 +3,9 @@
  * The session monitor (prsyncd-monitor): one per connection, executed by
  * the listener.
  * It starts the worker, then serves the worker's requests from a dispatch
- * table.  It never reads a byte from the client socket: it hands the socket
- * to the worker and closes its own copy.
+ * table.  It never reads or writes a byte of the client socket once the
+ * worker runs: it hands the socket to the worker and keeps its own copy
+ * only to ask the kernel when data last moved (clientidle.h).
  *
  * Every request is checked three times before a handler sees it: the
  * channel (exact record size, sequence number), the shared validator (every
@@ -29,6 +30,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +38,7 @@
 #include "access.h"
 #include "auth.h"
 #include "cfgsnap.h"
+#include "clientidle.h"
 #include "config.h"
 #include "emptydir.h"
 #include "fds.h"
@@ -86,6 +89,8 @@ struct session {
 	int landlocked;    /* preconfine() set up Landlock */
 	int exit_code;
 	int64_t ending_by;  /* ST_ENDING: the worker's end is due (now_ms) */
+	struct clientidle idle; /* the backstop once a module is selected */
+	int64_t idle_next;  /* now_ms() of its next look between requests */
 	const struct cfg_module *module;
 	struct modvars sel; /* the selected module, its per-connection %VAR% expanded */
 	struct fsreq fs;
@@ -593,6 +598,21 @@ static void report_exit(struct session *s, int status, int kmsg_fd)
 		log_msg(PR_LOG_ERR, "worker %d killed by signal %d (%s)", (int)s->worker, sig, strsignal(sig));
 }
 
+/* After selection: 1 (logged) if the backstop ends the session.  idle: no
+ * request came for a tick; otherwise it looks at most once a tick. */
+static int ended_idle(struct session *s, int idle)
+{
+	char why[160];
+
+	if (!idle && now_ms() < s->idle_next)
+		return 0;
+	s->idle_next = now_ms() + CLIENTIDLE_TICK_S * 1000;
+	if (!clientidle_check(&s->idle, (unsigned)s->module->timeout, idle, why, sizeof(why)))
+		return 0;
+	log_msg(PR_LOG_WARNING, "module %s: %s; ending session", s->module->name, why);
+	return 1;
+}
+
 /* Serve the worker until it exits, it misbehaves, or the deadline passes. */
 static void serve(struct session *s, int deadline_secs)
 {
@@ -604,12 +624,13 @@ static void serve(struct session *s, int deadline_secs)
 		struct pollfd p = { .fd = s->ipc.fd, .events = POLLIN };
 		struct pr_msg m;
 		const char *why;
-		int rc;
+		int rc, e, tick;
 
 		/* The text phases have the handshake deadline, the end its
 		 * own; in between the next record is simply waited for (one
 		 * system call per request): the worker bounds the transfer
-		 * by the module's timeout. */
+		 * by the module's timeout, and the channel's receive timeout
+		 * wakes the monitor to look at the client (clientidle.h). */
 		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED | ST_ENDING)) {
 			int64_t left = (s->state == ST_ENDING ? s->ending_by : deadline) - now_ms();
 
@@ -632,11 +653,18 @@ static void serve(struct session *s, int deadline_secs)
 				continue;
 		}
 		rc = (int)pr_ipc_recv_nofd(&s->ipc, &m, &why);
+		e = errno;
+		/* EAGAIN: the channel's receive timeout, a tick without a request */
+		tick = rc == PR_IPC_ERR && (e == EAGAIN || e == EWOULDBLOCK) && (s->state & ST_SELECTED);
+		if ((s->state & ST_SELECTED) && ended_idle(s, tick))
+			return;
+		if (tick)
+			continue;
 		if (rc == PR_IPC_OK && dispatch(s, &m) == 0)
 			continue;
 		s->done = rc == PR_IPC_EOF; /* the worker closed the channel: its exit is reaped */
 		if (rc == PR_IPC_ERR)
-			log_msg(PR_LOG_ERR, "reading from worker: %s", strerror(errno));
+			log_msg(PR_LOG_ERR, "reading from worker: %s", strerror(e));
 		else if (rc == PR_IPC_INVALID)
 			log_msg(PR_LOG_ERR, "invalid message from worker (%s); ending session", why);
 		return;
@@ -861,7 +889,12 @@ static int session_run(struct session *s, const struct session_opts *o)
 		return 1;
 	}
 	close(sv[1]);
-	close(PR_FD_CLIENT); /* the worker holds the only copy from now on */
+	/* The worker reads and writes the client from now on; our copy is
+	 * only asked when data last moved (clientidle.h), or closed. */
+	clientidle_init(&s->idle, PR_FD_CLIENT);
+	if (setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ CLIENTIDLE_TICK_S, 0 },
+		       sizeof(struct timeval)) < 0)
+		log_msg(PR_LOG_WARNING, "the worker channel's receive timeout: %s", strerror(errno));
 	pr_ipc_init(&s->ipc, sv[0], pr_msg_validate_w2m);
 	s->pidfd = pidfd_open(s->worker, 0);
 	if (s->pidfd < 0) {
@@ -955,6 +988,7 @@ struct session *session_fuzz_new(const struct cfg *cfg, const struct fs_idmap *i
 	s->worker = -1;
 	s->pidfd = -1;
 	s->fs.root = -1;
+	s->idle.fd = -1;
 	lchan_init(&s->lsn, listener_fd);
 	pr_ipc_init(&s->ipc, ipc_fd, pr_msg_validate_w2m);
 	snprintf(s->host, sizeof(s->host), "fuzz");

@@ -11,6 +11,9 @@
 #     counts the rest
 #   EXIT, then silence with the client held: the monitor ends the session
 #     (and so the worker), before and after selection
+#   after selection, silence: with a module timeout the monitor ends the
+#     session once no data has moved to or from the client for longer;
+#     without one, once the client has closed its connection
 # and, with the stock client and the real worker, the login name: a name
 # with ESC and CR is escaped in every log line (as rsync 3.5.0 escapes
 # its log: \#ooo), and a name longer than the monitor keeps (255 bytes)
@@ -36,6 +39,9 @@ handshake timeout = 60
 	path = $M
 	list = no
 	hosts deny = *
+[slow]
+	path = $M
+	timeout = 2
 CONF
 port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" --worker="$TOOLS/hostile_bounds" || fail "prsyncd did not start"
@@ -115,6 +121,51 @@ for sel in "" pub; do
 	expect_logged "$name: logged" "$before" "worker $w announced its exit but did not end within 5 s; ending session"
 	wait "$c" 2>/dev/null
 done
+
+# --- after selection, silence: the backstop (src/monitor/clientidle.h) ----------
+# gone_within NAME SECONDS FILE LOG-REGEX: the stand-in's monitor and itself
+# (from its "SILENT ppid=M pid=W" line in FILE) end within SECONDS, logged
+gone_within() {
+	local name=$1 secs=$2 file=$3 re=$4 mon= w= i gone=no
+	for i in $(seq 1 100); do
+		read -r mon w < <(sed -n 's/^SILENT ppid=\([0-9]*\) pid=\([0-9]*\)$/\1 \2/p' "$file")
+		[ -n "$mon" ] && break
+		sleep 0.1
+	done
+	[ -z "$mon" ] && { fail "$name: no SILENT line: $(cat "$file")"; return; }
+	for i in $(seq 1 $((secs * 10))); do
+		if ! alive "$mon" && ! alive "$w"; then gone=yes; break; fi
+		sleep 0.1
+	done
+	[ "$gone" = yes ] && pass "$name: monitor $mon and worker $w gone" ||
+		fail "$name: monitor $mon or worker $w still there after $secs s"
+	grep -Eq -- "$re" "$TMP/log" && pass "$name: $(grep -Eo -- "$re" "$TMP/log" | tail -n 1)" ||
+		fail "$name: no log line matching '$re'"
+}
+# A module timeout of 2 s: gone within 2 + 5 (slack) + 5 (tick), here 25.
+timeout 70 python3 "$TOP/tests/tools/lineclient.py" "$port" "silent slow" --timeout 65 > "$TMP/silent1" &
+c=$!
+PIDS+=("$c")
+gone_within "silent worker, module timeout 2 s" 25 "$TMP/silent1" \
+	"module slow: no data to or from the client for [0-9]+ s \(module timeout 2 s\); ending session"
+kill "$c" 2>/dev/null; wait "$c" 2>/dev/null
+# No timeout: the client goes; gone within 10 (closed for) + 5 (tick), here 30.
+timeout 70 python3 - "$port" > "$TMP/silent2" <<'PY' &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.sendall(b"silent pub\n")
+buf, end = b"", time.time() + 20
+while b"SILENT" not in buf and time.time() < end:
+    buf += s.recv(4096)
+sys.stdout.write(buf.decode(errors="replace"))
+sys.stdout.flush()
+s.close()
+PY
+c=$!
+PIDS+=("$c")
+gone_within "silent worker, client gone" 30 "$TMP/silent2" \
+	"module pub: the client's connection is closed \(TCP state [0-9]+\) and the worker has not ended for 10 s; ending session"
+wait "$c" 2>/dev/null
 
 kill -0 "$L" 2>/dev/null && pass "listener alive" || fail "listener died"
 stop_pid() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }

@@ -17,6 +17,10 @@
  *   exit-silent [M]  READY (and a selection of M), EXIT, then silence for
  *                    up to 40 s with the client socket held: the monitor
  *                    must end the session (and so this process) first
+ *   silent M         a selection of M, then silence for up to 60 s, the
+ *                    client socket held and never used: the monitor's
+ *                    backstop (clientidle.h) must end the session when
+ *                    M has a timeout, or once the client has gone
  *
  * Results go to the client as text lines.  Every wait is bounded.
  */
@@ -146,6 +150,15 @@ static int mode_exit_silent(const char *module)
 	return 0;
 }
 
+static int mode_silent(const char *module)
+{
+	if (hw_start(module) < 0)
+		return 1;
+	hw_report("SILENT ppid=%d pid=%d", (int)getppid(), (int)getpid());
+	(void)poll(NULL, 0, 60000);
+	return 0;
+}
+
 int main(void)
 {
 	struct pr_msg init;
@@ -168,6 +181,8 @@ int main(void)
 		return mode_eloop_flood(n);
 	if (sscanf(mode, "xfer-flood %d", &n) == 1)
 		return mode_xfer_flood(n);
+	if (sscanf(mode, "silent %63s", a) == 1)
+		return mode_silent(a);
 	if (strncmp(mode, "exit-silent", 11) == 0) {
 		(void)sscanf(mode, "exit-silent %63s", a);
 		return mode_exit_silent(a);
