@@ -9,12 +9,12 @@
 #include "clientidle.h"
 #include "monotime.h"
 
-/* The one call monitor.policy admits for it: TCP_INFO of fd 3. */
+/* The one call the monitor's filters admit for it: TCP_INFO of fd 3. */
 static int tcp_info(int fd, struct tcp_info *ti)
 {
 	socklen_t len = sizeof(*ti);
 
-	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, ti, &len) == 0 && len >= sizeof(*ti) ? 0 : -1;
+	return fd >= 0 && getsockopt(fd, IPPROTO_TCP, TCP_INFO, ti, &len) == 0 && len >= sizeof(*ti) ? 0 : -1;
 }
 
 void clientidle_init(struct clientidle *w, int fd)
@@ -34,7 +34,7 @@ int clientidle_check(struct clientidle *w, unsigned timeout, int idle, char *why
 	struct tcp_info ti;
 	uint32_t quiet;
 
-	if (w->fd < 0 || tcp_info(w->fd, &ti) < 0)
+	if (tcp_info(w->fd, &ti) < 0)
 		return 0; /* nothing to tell by: the worker's own bound alone */
 	quiet = ti.tcpi_last_data_recv < ti.tcpi_last_data_sent ? ti.tcpi_last_data_recv : ti.tcpi_last_data_sent;
 	if (idle && timeout > 0 && quiet / 1000 > timeout + CLIENTIDLE_SLACK_S) {
@@ -42,13 +42,9 @@ int clientidle_check(struct clientidle *w, unsigned timeout, int idle, char *why
 			 timeout);
 		return 1;
 	}
-	if (ti.tcpi_state == TCP_ESTABLISHED) {
-		w->gone_since = 0;
-		return 0;
-	}
-	if (w->gone_since == 0)
-		w->gone_since = now_ms();
-	if (now_ms() - w->gone_since < (int64_t)CLIENTIDLE_GONE_S * 1000)
+	if (ti.tcpi_state == TCP_ESTABLISHED || w->gone_since == 0)
+		w->gone_since = ti.tcpi_state == TCP_ESTABLISHED ? 0 : now_ms();
+	if (w->gone_since == 0 || now_ms() - w->gone_since < (int64_t)CLIENTIDLE_GONE_S * 1000)
 		return 0;
 	snprintf(why, whylen, "the client's connection is closed (TCP state %u) and the worker has not ended "
 		 "for %d s", (unsigned)ti.tcpi_state, CLIENTIDLE_GONE_S);

@@ -110,48 +110,30 @@ int log_use_syslog(const char *facility, const char *tag)
 	return 0;
 }
 
-/* The bytes rsyncd's log escapes: control bytes but tab, and C1 bytes
- * (a lone 0x9b is CSI to some terminals). */
-static int log_unsafe(unsigned char c)
-{
-	return (c < 0x20 && c != '\t') || (c >= 0x80 && c <= 0x9f);
-}
-
-static int is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-void log_sanitize(char *out, size_t outlen, const char *in)
-{
-	size_t o = 0;
-
-	if (outlen == 0)
-		return;
-	for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < outlen; p++) {
-		if (log_unsafe(*p) || (p[0] == '\\' && p[1] == '#' && is_digit(p[2]) && is_digit(p[3]) &&
-				       is_digit(p[4])))
-			o += (size_t)snprintf(out + o, outlen - o, "\\#%03o", *p);
-		else
-			out[o++] = (char)*p;
-	}
-	out[o] = '\0';
-}
-
-/* The line's net: what log_sanitize escapes but the backslash, so text a
- * caller escaped already passes unchanged.  Cut at cap - 1 bytes. */
-static size_t escape_line(char *out, size_t cap, const char *in)
+/*
+ * rsyncd's escape of its log file: a control byte but tab, and a C1 byte
+ * (a lone 0x9b is CSI to some terminals), as "\#ooo"; with bs, also a
+ * backslash that would read as such an escape.  Cut at cap - 1 bytes.
+ */
+static size_t escape(char *out, size_t cap, const char *in, int bs)
 {
 	size_t o = 0;
 
 	for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < cap; p++) {
-		if (log_unsafe(*p))
+		if ((*p < 0x20 && *p != '\t') || (*p >= 0x80 && *p <= 0x9f) ||
+		    (bs && p[0] == '\\' && p[1] == '#' && strspn((const char *)p + 2, "0123456789") >= 3))
 			o += (size_t)snprintf(out + o, cap - o, "\\#%03o", *p);
 		else
 			out[o++] = (char)*p;
 	}
 	out[o] = '\0';
 	return o;
+}
+
+void log_sanitize(char *out, size_t outlen, const char *in)
+{
+	if (outlen > 0)
+		escape(out, outlen, in, 1);
 }
 
 static log_gate_fn gate;
@@ -190,14 +172,14 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
 
 		n = (size_t)h + strftime(line + h, sizeof(line) - (size_t)h, "%b %e %H:%M:%S", &tm);
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " %s[%d]: ", syslog_tag, (int)getpid());
-		n += escape_line(line + n, sizeof(line) - n, text);
+		n += escape(line + n, sizeof(line) - n, text, 0);
 		if (syslog_fd >= 0)
 			(void)send(syslog_fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		return;
 	}
 	n = strftime(line, sizeof(line), "%Y/%m/%d %H:%M:%S", &tm);
 	n += (size_t)snprintf(line + n, sizeof(line) - n, " [%d] ", (int)getpid());
-	n += escape_line(line + n, sizeof(line) - n - 1, text);
+	n += escape(line + n, sizeof(line) - n - 1, text, 0); /* the net: see the top */
 	line[n++] = '\n';
 	/* One write per line: O_APPEND keeps concurrent sessions' lines whole. */
 	(void)!write(log_fd, line, n);
