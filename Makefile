@@ -176,7 +176,7 @@ build/test/tools/%: tests/tools/%.c $(call TST_OBJ,$(PROTO_TEST)) $(HDRS)
 	$(CC) $(COMMON) $(SAN) $(CFLAGS) -o $@ $< $(call TST_OBJ,$(PROTO_TEST) $(GEN_SRC)) $(SLINK) $(PKG_LIBS)
 
 # The hostile stand-ins for the worker share their channel and line code.
-HOSTILE_TOOLS = hostile_worker hostile_worker2 hostile_openv
+HOSTILE_TOOLS = hostile_worker hostile_worker2 hostile_openv hostile_bounds
 $(addprefix build/test/tools/,$(HOSTILE_TOOLS)): build/test/tools/%: tests/tools/%.c tests/tools/hostile_common.c tests/tools/hostile_common.h $(call TST_OBJ,$(PROTO_TEST)) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON) $(SAN) $(CFLAGS) -o $@ $< tests/tools/hostile_common.c $(call TST_OBJ,$(PROTO_TEST) $(GEN_SRC)) $(SLINK) $(PKG_LIBS)

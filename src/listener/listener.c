@@ -187,6 +187,9 @@ static void exec_monitor(const struct lsn *l, int client, int chan, char *const 
 	}
 	close_range(PR_FD_LISTENER + 1, ~0U, 0);
 	null_stdio();
+	/* The session's own process group, which its worker inherits and
+	 * cannot leave (worker.policy has no setpgid or setsid): see reap(). */
+	(void)setpgid(0, 0);
 	execve(monitor_exe, argv, envp);
 	exec_errno = errno; /* the parent reads it once vfork() returns */
 	_exit(127);
@@ -441,12 +444,37 @@ static void stop(struct lsn *l, int forced)
 	}
 }
 
+static int is_session(const struct lsn *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->t.n; i++)
+		if (l->t.s[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * A session ends with its monitor: whatever is left of its process group
+ * (a worker the monitor could no longer signal once it had dropped to a
+ * module uid other than the worker's, for which the kernel does not send
+ * the worker's parent-death signal either) is killed, while the monitor's
+ * zombie still holds the group's number so that no other group can have
+ * it, then the monitor is reaped.
+ */
 static void reap(struct lsn *l)
 {
+	siginfo_t si;
 	pid_t pid;
 	int status;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	for (;;) {
+		si.si_pid = 0;
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid <= 0)
+			break;
+		pid = si.si_pid;
+		if (is_session(l, pid))
+			(void)kill(-pid, SIGKILL);
+		if (waitpid(pid, &status, 0) != pid)
+			break;
 		reap_report(pid, status); /* a monitor killed by a signal */
 		sessions_remove(&l->t, pid);
 		l->status_dirty = 1;

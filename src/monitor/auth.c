@@ -500,7 +500,7 @@ int auth_check_response(struct auth *a, const struct cfg_module *m, const char *
 			const char *addr)
 {
 	const char *sp = strchr(line, ' '), *err;
-	char user[PR_TEXT_MAX], group[256] = "", clean[PR_TEXT_MAX * 4 + 1];
+	char user[PR_TEXT_MAX], group[256] = "", clean[LOG_ESCAPED(PR_TEXT_MAX)];
 	int kind;
 
 	if (sp == NULL || a->digest < 0) {
@@ -510,9 +510,17 @@ int auth_check_response(struct auth *a, const struct cfg_module *m, const char *
 		return -1;
 	}
 	snprintf(user, sizeof(user), "%.*s", (int)(sp - line), line);
-	kind = match_rule(m, user, group, sizeof(group));
-	err = kind == 0 ? "no matching rule" : kind == 'd' ? "denied by rule"
-	      : check_secret(a, user, group[0] ? group : NULL, sp + 1);
+	/* The name checked is the one the session keeps, logs and expands
+	 * (up to PR_NAME_MAX - 1 bytes, as the transfer log's): a longer one
+	 * is refused before any rule sees it (rsyncd checks it, up to its
+	 * 5 KiB line).  Control bytes are checked as they are, as rsyncd
+	 * does, and escaped wherever the name is logged. */
+	if (strlen(user) >= PR_NAME_MAX)
+		err = "invalid username (longer than 255 bytes)";
+	else if ((kind = match_rule(m, user, group, sizeof(group))) == 0)
+		err = "no matching rule";
+	else
+		err = kind == 'd' ? "denied by rule" : check_secret(a, user, group[0] ? group : NULL, sp + 1);
 	auth_forget(a);
 	if (err == NULL)
 		return 0;

@@ -19,7 +19,7 @@ void log_budget_report(const struct log_budget *b)
 {
 	if (b->dropped > 0)
 		log_msg(PR_LOG_WARNING, "log budget of this session spent (%u records, %u bytes): "
-			"%llu more records (%llu bytes) from the worker not logged",
+			"%llu more records (%llu bytes) caused by the worker not logged",
 			LOG_BUDGET_RECORDS, LOG_BUDGET_BYTES, (unsigned long long)b->dropped,
 			(unsigned long long)b->dropped_bytes);
 }

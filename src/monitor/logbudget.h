@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * How much one session may write to the operator's log through the worker
- * (PR_W_LOG).  The worker keeps its own, smaller budget for what clients
- * cause (src/worker/mon.c), so an honest session never reaches this one:
- * it stops a compromised worker from flooding the log.  What is dropped
- * is counted and reported in one line when the session ends.
+ * How much one session may write to the operator's log on its worker's
+ * behalf: every line written while the monitor handles a worker request
+ * (its LOG records, a refused path, a transfer line, an unknown module...),
+ * charged where lines are written (log_set_gate, set by session.c's
+ * dispatch), so that no handler can log uncharged.  Lines of the
+ * session's own (connect, its end) are not charged.  The worker keeps its
+ * own, smaller budget for what clients cause (src/worker/mon.c), so an
+ * honest session never reaches this one: it stops a compromised worker
+ * from flooding the log.  What is dropped is counted and reported in one
+ * line when the session ends.
  */
 #ifndef PRSYNCD_LOGBUDGET_H
 #define PRSYNCD_LOGBUDGET_H

@@ -11,16 +11,18 @@
 #include "log.h"
 #include "modlog.h"
 #include "modvars.h"
+#include "safeopen.h"
 
 /*
  * The one place the monitor opens an operator-named file to append to.
- * It runs as root: the file must not be reached through a symlink planted
- * in a directory someone else can write (see src/priv's operator-file
- * helper, which this is meant to call once it exists).
+ * It runs as root, before the worker exists: the file must not be reached
+ * through a symlink planted anywhere on its path by someone else (the
+ * opener every operator file uses, safeopen.h).  The descriptor, or -1
+ * with errno set and the reason in why.
  */
-static int modlog_open_file(const char *path)
+static int modlog_open_file(const char *path, char *why, size_t whylen)
 {
-	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0640);
+	return safe_open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, 0640, why, whylen);
 }
 
 static int differ(const char *a, const char *b)
@@ -51,7 +53,7 @@ void modlog_prepare(struct modlog *ml, const struct cfg *cfg)
 		if (j < ml->n || ml->n == CFG_MODLOG_FILES_MAX) /* the loader bounds them */
 			continue;
 		ml->path[j] = path;
-		ml->fd[j] = modlog_open_file(path);
+		ml->fd[j] = modlog_open_file(path, ml->why[j], sizeof(ml->why[j]));
 		ml->err[j] = errno;
 		ml->n++;
 	}
@@ -61,13 +63,14 @@ void modlog_prepare(struct modlog *ml, const struct cfg *cfg)
 
 int modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_module *mod)
 {
-	const char *path = own_file(cfg, mod);
+	const char *path = own_file(cfg, mod), *why = NULL;
 	int fd = -1, err = ENOENT;
 
 	for (size_t j = 0; j < ml->n; j++) {
 		if (path != NULL && fd < 0 && strcmp(ml->path[j], path) == 0) {
 			fd = ml->fd[j];
 			err = ml->err[j];
+			why = ml->why[j];
 		} else if (ml->fd[j] >= 0) {
 			close(ml->fd[j]);
 		}
@@ -76,7 +79,7 @@ int modlog_select(struct modlog *ml, const struct cfg *cfg, const struct cfg_mod
 	if (path != NULL) {
 		if (fd < 0) {
 			log_msg(PR_LOG_ERR, "module %s: cannot open log file %s: %s; logging where the session started",
-				mod->name, path, strerror(err));
+				mod->name, path, why && why[0] ? why : strerror(err));
 			return 0;
 		}
 		log_use_fd(fd);

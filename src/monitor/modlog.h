@@ -9,7 +9,8 @@
  *
  * Everything a switch needs is acquired by modlog_prepare(), as root and
  * before the worker exists: each module's own log file is opened (created
- * if need be), and the syslog socket connected when some module may log
+ * if need be) without following a link someone else planted on its path
+ * (safeopen.h), and the syslog socket connected when some module may log
  * there.  modlog_select() then only picks (from the configuration alone),
  * and modlog_syslog() names the session in the tag, so both work in a
  * monitor that may no longer open files or sockets.
@@ -26,6 +27,7 @@ struct modlog {
 	const char *path[CFG_MODLOG_FILES_MAX];
 	int fd[CFG_MODLOG_FILES_MAX];      /* -1: see err */
 	int err[CFG_MODLOG_FILES_MAX];
+	char why[CFG_MODLOG_FILES_MAX][128]; /* safe_open's reason, for the line at selection */
 };
 
 void modlog_prepare(struct modlog *ml, const struct cfg *cfg);

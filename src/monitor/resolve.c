@@ -48,7 +48,7 @@ static int openat2_one(int dir, const char *name, int flags, uint64_t more)
 
 static int refused(const struct fsreq *f, const char *path, const char *why, int err)
 {
-	char clean[PR_RELPATH_MAX * 4 + 1];
+	char clean[LOG_ESCAPED(PR_RELPATH_MAX)];
 
 	log_sanitize(clean, sizeof(clean), path);
 	log_msg(PR_LOG_WARNING, "refused path '%s' %s module %s: %s", clean, why, f->module, strerror(err));
@@ -59,7 +59,7 @@ static int refused(const struct fsreq *f, const char *path, const char *why, int
  * few of a session logged (a mirror pulled with -L may have thousands). */
 static void above_root(struct fsreq *f, const char *path)
 {
-	char clean[PR_RELPATH_MAX * 4 + 1];
+	char clean[LOG_ESCAPED(PR_RELPATH_MAX)];
 
 	if (f->above_root++ >= RES_LOG_ABOVE)
 		return;

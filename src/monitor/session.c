@@ -3,8 +3,9 @@
  * The session monitor (prsyncd-monitor): one per connection, executed by
  * the listener.
  * It starts the worker, then serves the worker's requests from a dispatch
- * table.  It never reads a byte from the client socket: it hands the socket
- * to the worker and closes its own copy.
+ * table.  It never reads or writes a byte of the client socket once the
+ * worker runs: it hands the socket to the worker and keeps its own copy
+ * only to ask the kernel when data last moved (clientidle.h).
  *
  * Every request is checked three times before a handler sees it: the
  * channel (exact record size, sequence number), the shared validator (every
@@ -29,6 +30,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +38,7 @@
 #include "access.h"
 #include "auth.h"
 #include "cfgsnap.h"
+#include "clientidle.h"
 #include "config.h"
 #include "emptydir.h"
 #include "fds.h"
@@ -62,12 +65,15 @@ enum {
 	ST_HANDSHAKE = 1 << 1,/* confined, talking to the client, no module yet */
 	ST_LISTED = 1 << 2,   /* module list sent, or selection failed; only the end remains */
 	ST_MODULE = 1 << 3,   /* a module is selected */
-	ST_ENDING = 1 << 4,   /* worker announced its exit code */
+	ST_ENDING = 1 << 4,   /* worker announced its exit code: it must be gone within ENDING_MS */
 	ST_AUTH = 1 << 5,     /* a module needs a login: challenge sent, answer awaited */
 	ST_SENDING = 1 << 6,  /* the module's transfer request logged (START comes once) */
 };
 #define ST_ANY (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED | ST_MODULE | ST_SENDING)
 #define ST_SELECTED (ST_MODULE | ST_SENDING)
+/* An honest worker exits right after its EXIT record (mon_exit); one that
+ * lingers is ended this long after it, whatever the state before. */
+#define ENDING_MS 5000
 
 struct session {
 	struct cfg cfg;    /* the listener's snapshot: read-only, never re-read */
@@ -83,6 +89,9 @@ struct session {
 	int landlocked;    /* preconfine() set up Landlock */
 	int exit_code;
 	int client;        /* our copy of the client until READY (-1 after): to refuse it if the worker never gets there */
+	int64_t ending_by;  /* ST_ENDING: the worker's end is due (now_ms) */
+	struct clientidle idle; /* the backstop once a module is selected */
+	int64_t idle_next;  /* now_ms() of its next look between requests */
 	const struct cfg_module *module;
 	struct modvars sel; /* the selected module, its per-connection %VAR% expanded */
 	struct fsreq fs;
@@ -113,10 +122,12 @@ struct request {
 };
 
 /* The worker is in its sandbox and has not touched the client yet: from
- * here on it holds the only copy. */
+ * here on it serves the client, and our copy is the idle watch's, if it
+ * watches one (clientidle.h). */
 static int h_ready(struct session *s, const struct pr_msg *m)
 {
-	close(s->client);
+	if (s->idle.fd != s->client)
+		close(s->client);
 	s->client = -1;
 	return 0;
 }
@@ -181,15 +192,14 @@ static int test_syscall_hook(struct session *s, const char *name)
 
 static int h_log(struct session *s, const struct pr_msg *m)
 {
-	char clean[PR_TEXT_MAX * 4 + 1];
+	char clean[LOG_ESCAPED(PR_TEXT_MAX)];
 
 	log_sanitize(clean, sizeof(clean), m->u.log.text.s);
 #ifdef PRSYNCD_TEST_HOOKS
 	if (strncmp(clean, "prsyncd-test-syscall ", 21) == 0)
 		return test_syscall_hook(s, clean + 21);
 #endif
-	if (log_budget_take(&s->logb, m->u.log.text.len))
-		log_msg((enum pr_log_level)m->u.log.level, "%s", clean);
+	log_msg((enum pr_log_level)m->u.log.level, "%s", clean); /* charged by dispatch's gate */
 	return 0;
 }
 
@@ -280,17 +290,21 @@ static int finish_select(struct session *s, const struct cfg_module *mod);
 /*
  * rsyncd's order: the module exists, hosts allow/deny (decided before the
  * worker existed), a connection slot, the login if "auth users" is set,
- * then the module root.  A refusal after the module is known leaves only
- * the end (no second attempt).
+ * then the module root.  Any refusal, an unknown module's included,
+ * leaves only the end: the worker has sent the client's @ERROR line and
+ * ends the connection, as rsyncd does, and a second SELECT is out of
+ * state (a worker cannot probe names, nor tell an unlisted module it may
+ * not use from a missing one by asking again).
  */
 static int h_select(struct session *s, const struct pr_msg *m)
 {
 	const char *name = m->u.wselect.module.s;
 	const struct cfg_module *mod = cfg_find_module(&s->cfg, name);
-	char clean[PR_NAME_MAX * 4 + 1];
+	char clean[LOG_ESCAPED(PR_NAME_MAX)];
 	char text[PR_TEXT_MAX];
 	struct pr_msg out;
 
+	s->state = ST_LISTED;
 	if (mod == NULL) {
 		log_sanitize(clean, sizeof(clean), name);
 		log_msg(PR_LOG_INFO, "unknown module '%s' tried from %s (%s)", clean, s->host, s->addr);
@@ -298,7 +312,6 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		snprintf(text, sizeof(text), "@ERROR: Unknown module '%s'", name);
 		return select_error(s, text);
 	}
-	s->state = ST_LISTED;
 	s->mhost = s->host;
 	if (!access_allowed(&s->acc, (size_t)(mod - s->cfg.modules), &s->mhost)) {
 		log_msg(PR_LOG_INFO, "rsync denied on module %s from %s (%s)", mod->name, s->mhost, s->addr);
@@ -409,12 +422,22 @@ static int h_xfer(struct session *s, const struct pr_msg *m)
 static int h_exit(struct session *s, const struct pr_msg *m)
 {
 	s->exit_code = (int)m->u.exit.code;
+	s->ending_by = now_ms() + ENDING_MS;
 	return 0;
+}
+
+/* dispatch's log gate: every line a handler writes is charged to the
+ * session's budget (logbudget.h). */
+static int charge(void *ctx, size_t len)
+{
+	return log_budget_take(ctx, len);
 }
 
 /* Handle one validated request, or refuse it for the current state. */
 static int dispatch(struct session *s, const struct pr_msg *m)
 {
+	int rc;
+
 	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
 		if (requests[i].type != m->h.type)
 			continue;
@@ -425,7 +448,12 @@ static int dispatch(struct session *s, const struct pr_msg *m)
 		}
 		if (requests[i].next)
 			s->state = requests[i].next;
-		return requests[i].fn ? requests[i].fn(s, m) : requests[i].fs ? requests[i].fs(&s->fs, m) : 0;
+		/* Whatever the handler logs, it logs because the worker asked:
+		 * charged here, once for every handler, present and future. */
+		log_set_gate(charge, &s->logb);
+		rc = requests[i].fn ? requests[i].fn(s, m) : requests[i].fs ? requests[i].fs(&s->fs, m) : 0;
+		log_set_gate(NULL, NULL);
+		return rc;
 	}
 	log_msg(PR_LOG_ERR, "worker sent unhandled message type %u; ending session", m->h.type);
 	return -1;
@@ -582,6 +610,21 @@ static void report_exit(struct session *s, int status, int kmsg_fd)
 		log_msg(PR_LOG_ERR, "worker %d killed by signal %d (%s)", (int)s->worker, sig, strsignal(sig));
 }
 
+/* After selection: 1 (logged) if the backstop ends the session.  idle: no
+ * request came for a tick; otherwise it looks at most once a tick. */
+static int ended_idle(struct session *s, int idle)
+{
+	char why[160];
+
+	if (!idle && now_ms() < s->idle_next)
+		return 0;
+	s->idle_next = now_ms() + CLIENTIDLE_TICK_S * 1000;
+	if (!clientidle_check(&s->idle, (unsigned)s->module->timeout, idle, why, sizeof(why)))
+		return 0;
+	log_msg(PR_LOG_WARNING, "module %s: %s; ending session", s->module->name, why);
+	return 1;
+}
+
 /* Serve the worker until it exits, it misbehaves, or the deadline passes. */
 static void serve(struct session *s, int deadline_secs)
 {
@@ -593,13 +636,21 @@ static void serve(struct session *s, int deadline_secs)
 		struct pollfd p = { .fd = s->ipc.fd, .events = POLLIN };
 		struct pr_msg m;
 		const char *why;
-		int rc;
+		int rc, e, tick;
 
-		/* Only the text phases have a deadline; afterwards the next
-		 * record is simply waited for (one system call per request). */
-		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED)) {
-			int64_t left = deadline - now_ms();
+		/* The text phases have the handshake deadline, the end its
+		 * own; in between the next record is simply waited for (one
+		 * system call per request): the worker bounds the transfer
+		 * by the module's timeout, and the channel's receive timeout
+		 * wakes the monitor to look at the client (clientidle.h). */
+		if (s->state & (ST_STARTING | ST_HANDSHAKE | ST_AUTH | ST_LISTED | ST_ENDING)) {
+			int64_t left = (s->state == ST_ENDING ? s->ending_by : deadline) - now_ms();
 
+			if (left <= 0 && s->state == ST_ENDING) {
+				log_msg(PR_LOG_WARNING, "worker %d announced its exit but did not end within %d s; "
+					"ending session", (int)s->worker, ENDING_MS / 1000);
+				return;
+			}
 			if (left <= 0) {
 				log_msg(PR_LOG_WARNING, "handshake timeout (%d s) from %s (%s): worker killed",
 					deadline_secs, s->host, s->addr);
@@ -614,11 +665,18 @@ static void serve(struct session *s, int deadline_secs)
 				continue;
 		}
 		rc = (int)pr_ipc_recv_nofd(&s->ipc, &m, &why);
+		e = errno;
+		/* EAGAIN: the channel's receive timeout, a tick without a request */
+		tick = rc == PR_IPC_ERR && (e == EAGAIN || e == EWOULDBLOCK) && (s->state & ST_SELECTED);
+		if ((s->state & ST_SELECTED) && ended_idle(s, tick))
+			return;
+		if (tick)
+			continue;
 		if (rc == PR_IPC_OK && dispatch(s, &m) == 0)
 			continue;
 		s->done = rc == PR_IPC_EOF; /* the worker closed the channel: its exit is reaped */
 		if (rc == PR_IPC_ERR)
-			log_msg(PR_LOG_ERR, "reading from worker: %s", strerror(errno));
+			log_msg(PR_LOG_ERR, "reading from worker: %s", strerror(e));
 		else if (rc == PR_IPC_INVALID)
 			log_msg(PR_LOG_ERR, "invalid message from worker (%s); ending session", why);
 		return;
@@ -858,11 +916,17 @@ static int session_run(struct session *s, const struct session_opts *o)
 		close(sv[0]);
 		goto refuse;
 	}
-	/* Kept until the worker's READY (h_ready), before which the worker
-	 * neither reads nor writes it: a worker that never gets there
-	 * (cannot be executed, cannot build its sandbox, is killed) leaves
-	 * the client to be refused here rather than dropped without a word. */
+	/* Our copy of the client, never read or written once the worker
+	 * runs: until the worker's READY (h_ready) it is kept to refuse a
+	 * client whose worker never got there (cannot be executed, cannot
+	 * build its sandbox, is killed) rather than drop it without a word;
+	 * from then on, for TCP, only the kernel is asked when data last
+	 * moved (clientidle.h). */
 	s->client = PR_FD_CLIENT;
+	clientidle_init(&s->idle, PR_FD_CLIENT);
+	if (setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ CLIENTIDLE_TICK_S, 0 },
+		       sizeof(struct timeval)) < 0)
+		log_msg(PR_LOG_WARNING, "the worker channel's receive timeout: %s", strerror(errno));
 	pr_ipc_init(&s->ipc, sv[0], pr_msg_validate_w2m);
 	s->pidfd = pidfd_open(s->worker, 0);
 	if (s->pidfd < 0) {
@@ -973,6 +1037,7 @@ struct session *session_fuzz_new(const struct cfg *cfg, const struct fs_idmap *i
 	s->pidfd = -1;
 	s->client = -1;
 	s->fs.root = -1;
+	s->idle.fd = -1;
 	lchan_init(&s->lsn, listener_fd);
 	pr_ipc_init(&s->ipc, ipc_fd, pr_msg_validate_w2m);
 	snprintf(s->host, sizeof(s->host), "fuzz");

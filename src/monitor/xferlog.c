@@ -12,10 +12,13 @@ int xferlog_start(struct xferlog *x, const struct cfg_module *mod, const char *h
 		  const char *user, const struct pr_w_start *req, struct pr_msg *answer)
 {
 	struct pr_m_xferlog *a = &answer->u.xferlog;
+	char clean[LOG_ESCAPED(PR_NAME_MAX)];
 
 	/* the request is escaped by the worker as rsyncd escapes it; the
-	 * validator refused any control byte but tab (F_LOG) */
-	log_msg(PR_LOG_INFO, "rsync %s %s from %s%s%s (%s)", req->sender ? "on" : "to", req->request.s, user,
+	 * validator refused any control byte but tab (F_LOG); the login name
+	 * is the client's, as it sent it */
+	log_sanitize(clean, sizeof(clean), user);
+	log_msg(PR_LOG_INFO, "rsync %s %s from %s%s%s (%s)", req->sender ? "on" : "to", req->request.s, clean,
 		user[0] ? "@" : "", host, addr);
 	x->files = mod->transfer_logging != 0;
 	pr_msg_init(answer, PR_M_XFERLOG);

@@ -2,7 +2,13 @@
 /*
  * Operator log.  Lines in a log file carry rsyncd's default prefix
  * "YYYY/MM/DD HH:MM:SS [PID] " so existing log tooling keeps working.
- * Anything that came from the worker is sanitized by the caller.
+ *
+ * Every line is escaped here, whatever its caller did: a control byte
+ * (but tab) or a C1 byte becomes "\#ooo", as rsync 3.5.0 escapes its log
+ * file, so no text a worker or a client chose can start a line or drive
+ * a terminal, even in a line whose caller forgot it.  A field that came
+ * from the worker is also passed through log_sanitize() by its caller,
+ * which adds rsyncd's escape of a backslash that would read as an escape.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,21 +110,39 @@ int log_use_syslog(const char *facility, const char *tag)
 	return 0;
 }
 
-void log_sanitize(char *out, size_t outlen, const char *in)
+/*
+ * rsyncd's escape of its log file: a control byte but tab, and a C1 byte
+ * (a lone 0x9b is CSI to some terminals), as "\#ooo"; with bs, also a
+ * backslash that would read as such an escape.  Cut at cap - 1 bytes.
+ */
+static size_t escape(char *out, size_t cap, const char *in, int bs)
 {
 	size_t o = 0;
 
-	if (outlen == 0)
-		return;
-	for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < outlen; p++) {
-		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+	for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < cap; p++) {
+		if ((*p < 0x20 && *p != '\t') || (*p >= 0x80 && *p <= 0x9f) ||
+		    (bs && p[0] == '\\' && p[1] == '#' && strspn((const char *)p + 2, "0123456789") >= 3))
+			o += (size_t)snprintf(out + o, cap - o, "\\#%03o", *p);
+		else
 			out[o++] = (char)*p;
-		} else {
-			snprintf(out + o, outlen - o, "\\%03o", *p);
-			o += 4;
-		}
 	}
 	out[o] = '\0';
+	return o;
+}
+
+void log_sanitize(char *out, size_t outlen, const char *in)
+{
+	if (outlen > 0)
+		escape(out, outlen, in, 1);
+}
+
+static log_gate_fn gate;
+static void *gate_ctx;
+
+void log_set_gate(log_gate_fn fn, void *ctx)
+{
+	gate = fn;
+	gate_ctx = ctx;
 }
 
 static const int syslog_prio[] = {
@@ -129,35 +153,36 @@ static const int syslog_prio[] = {
 void log_msg(enum pr_log_level level, const char *fmt, ...)
 {
 	/* A transfer line holds two paths of up to 4095 bytes. */
-	char text[10240], line[10240 + LOG_TAG_MAX + 64], stamp[32];
+	char text[10240], line[10240 + LOG_TAG_MAX + 64];
 	struct tm tm;
-	time_t now = time(NULL);
+	time_t now;
 	va_list ap;
-	int n;
+	size_t n;
 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	if (gate != NULL && !gate(gate_ctx, strlen(text)))
+		return;
+	now = time(NULL);
 	localtime_r(&now, &tm);
 	if (sink == SINK_SYSLOG) {
 		int prio = level >= PR_LOG_ERR && level <= PR_LOG_DEBUG ? syslog_prio[level] : LOG_INFO;
+		int h = snprintf(line, sizeof(line), "<%d>", syslog_fac | prio);
 
-		strftime(stamp, sizeof(stamp), "%b %e %H:%M:%S", &tm);
-		n = snprintf(line, sizeof(line), "<%d>%s %s[%d]: %s", syslog_fac | prio, stamp, syslog_tag,
-			     (int)getpid(), text);
-		if (syslog_fd >= 0 && n > 0)
-			(void)send(syslog_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1,
-				   MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = (size_t)h + strftime(line + h, sizeof(line) - (size_t)h, "%b %e %H:%M:%S", &tm);
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " %s[%d]: ", syslog_tag, (int)getpid());
+		n += escape(line + n, sizeof(line) - n, text, 0);
+		if (syslog_fd >= 0)
+			(void)send(syslog_fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		return;
 	}
-	strftime(stamp, sizeof(stamp), "%Y/%m/%d %H:%M:%S", &tm);
-	n = snprintf(line, sizeof(line), "%s [%d] %s\n", stamp, (int)getpid(), text);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(line))
-		n = (int)sizeof(line) - 1;
+	n = strftime(line, sizeof(line), "%Y/%m/%d %H:%M:%S", &tm);
+	n += (size_t)snprintf(line + n, sizeof(line) - n, " [%d] ", (int)getpid());
+	n += escape(line + n, sizeof(line) - n - 1, text, 0); /* the net: see the top */
+	line[n++] = '\n';
 	/* One write per line: O_APPEND keeps concurrent sessions' lines whole. */
-	(void)!write(log_fd, line, (size_t)n);
+	(void)!write(log_fd, line, n);
 }
 
 /*

@@ -29,9 +29,25 @@ void log_use_stderr(void);
 void log_msg(enum pr_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Copy text into out with control bytes and non-ASCII shown as \ooo, so a
- * worker (or a client through it) cannot forge log lines. */
+/* Copy text into out escaped as rsync 3.5.0 escapes its log file: a
+ * control byte but tab, a C1 byte (0x80-0x9f), and a backslash that would
+ * read as such an escape ("\#" and three digits) shown as "\#ooo".  For
+ * every field a worker (or a client through it) chose: log_msg escapes the
+ * control and C1 bytes of every line anyway, this adds the backslash so
+ * that the field reads back unambiguously.  Cut at outlen - 1 bytes;
+ * LOG_ESCAPED(strlen(in)) always holds it. */
+#define LOG_ESCAPED(n) ((n) * 5 + 1)
 void log_sanitize(char *out, size_t outlen, const char *in);
+
+/*
+ * The session monitor's log budget: while a gate is set, each line is
+ * offered to it first (len: the line's text before escaping), and not
+ * written if it answers 0.  The monitor sets it around every worker
+ * request it handles (session.c's dispatch), so whatever a handler logs
+ * on the worker's behalf is charged, and nothing else is.  NULL: none.
+ */
+typedef int (*log_gate_fn)(void *ctx, size_t len);
+void log_set_gate(log_gate_fn fn, void *ctx);
 
 /* Point stdin/stdout (and stderr in release builds) at /dev/null. */
 void null_stdio(void);

@@ -418,7 +418,7 @@ grep -Eq 'killed by signal|seccomp|SIGSYS' <<<"$after" && fail "monitor or worke
 	pass "no seccomp kill during the script"
 [ "$NFAIL" = 0 ] || echo "$out" | sed 's/^/    /'
 # A refused path with a newline and an escape sequence is logged escaped.
-grep -q "path 'link_to_etc/\\\\0122026/01/01 00:00:00 \\[1\\] forged\\\\033\\[2J' in module pub" <<<"$after" &&
+grep -q "path 'link_to_etc/\\\\#0122026/01/01 00:00:00 \\[1\\] forged\\\\#033\\[2J' in module pub" <<<"$after" &&
 	pass "refused path sanitized in the log" || fail "refused path not sanitized"
 grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "forged log line" || pass "no forged log line"
 

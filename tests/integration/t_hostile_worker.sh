@@ -37,7 +37,7 @@ expect_mode bad-seq 'invalid message from worker \(out-of-sequence'
 expect_mode unexpected-fd 'invalid message from worker \(descriptor missing or unexpected\)'
 expect_mode bad-log-level 'invalid message from worker \(field out of range\)'
 expect_mode silent 'handshake timeout \(2 s\)'
-expect_mode log-injection 'first\\012.*forged line\\033'
+expect_mode log-injection 'first\\#012.*forged line\\#033'
 # A forged line must not appear as a line of its own.
 grep -q '^2026/01/01 00:00:00 \[1\] forged' "$TMP/log" && fail "log injection produced a forged line" || pass "no forged log line"
 

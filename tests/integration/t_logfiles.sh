@@ -6,7 +6,8 @@
 # %RSYNC_...% expansion, per module, seen by a stand-in syslog daemon on
 # /dev/log inside a private mount namespace (SKIP where one cannot be
 # made).  prsyncd alone: a module log file that cannot be opened, or that
-# is a planted symlink, leaves the lines in the global log with an error.
+# is a symlink another user planted, leaves the lines in the global log
+# with an error.
 . "$(dirname "$0")/../lib.sh"
 SINK=$TOP/tests/tools/syslog_sink.py
 
@@ -61,8 +62,11 @@ a=$(norm "$P" < "$TMP/logs/own-p.log"); b=$(norm "$R" < "$TMP/logs/own-r.log")
 stop_pid "$R"
 
 # prsyncd alone: the module's log file cannot be opened, or is a symlink
-# someone planted; the lines stay in the global log, with the reason
-ln -s "$TMP/secret" "$TMP/logs/planted.log"
+# someone planted (a user's: root's own links are followed, as for every
+# operator file, safeopen.h); the lines stay in the global log, with the
+# reason
+chmod 755 "$TMP"
+ln -s "$TMP/secret" "$TMP/logs/planted.log" && chown -h nobody "$TMP/logs/planted.log"
 cat >> "$TMP/p.conf" <<CONF
 [nodir]
 	path = $mod

@@ -16,6 +16,10 @@
 #   file: a planted link stops the daemon from starting, and nothing is
 #   read or written through it
 #   worker chroot    a planted link: the session is refused
+#   a module's log file, a planted link in a directory of its path: the
+#                    session monitor (root) refuses it, logs why, and logs
+#                    where the session started; rsyncd creates nothing
+#                    there either
 # Needs root (links owned by another uid).
 . "$(dirname "$0")/../lib.sh"
 
@@ -27,7 +31,7 @@ fi
 chmod 755 "$TMP"
 M=$TMP/mod
 P=$TMP/pub                      # a directory an unprivileged user owns
-mkdir -p "$M/sub" "$P" "$TMP/empty"
+mkdir -p "$M/sub" "$P" "$TMP/empty" "$TMP/rootlogs"
 chmod 555 "$TMP/empty"
 echo hello > "$M/a.txt"
 echo sub > "$M/sub/b.txt"
@@ -45,6 +49,7 @@ plant "$TMP/excl" excl
 plant "$TMP/created.log" log
 plant "$TMP/created.pid" pid
 plant "$TMP/empty" chroot
+plant "$TMP/rootlogs" logdir
 ln -s "$TMP/motd.txt" "$TMP/rootmotd"
 ln -s "$M" "$TMP/rootmod"
 
@@ -62,6 +67,10 @@ conf_body() { # the modules both daemons serve
 [plain]
 	path = $M
 	use chroot = no
+[modlog]
+	path = $M
+	use chroot = no
+	log file = $P/logdir/mod.log
 CONF
 }
 cat > "$TMP/p.conf" <<CONF
@@ -117,6 +126,17 @@ prc=$?
 rsync_client "rsync://127.0.0.1:$rport/chroot/" > "$TMP/r.chroot" 2>&1
 check "planted module path (use chroot = yes): rsyncd follows it, prsyncd refuses (exit $prc)" \
 	bash -c "[ $prc = 5 ] && grep -q '^@ERROR: chdir failed' '$TMP/p.chroot' && grep -q a.txt '$TMP/r.chroot'"
+
+# A module's log file reached through a planted directory link.
+rsync_client -r "rsync://127.0.0.1:$port/modlog/" "$TMP/out-ml/" > "$TMP/p.modlog" 2>&1
+prc=$?
+rsync_client -r "rsync://127.0.0.1:$rport/modlog/" "$TMP/out-mlr/" > "$TMP/r.modlog" 2>&1
+rrc=$?
+check "planted module log directory: the session is served ($prc/$rrc)" \
+	bash -c "[ $prc = 0 ] && [ $rrc = 0 ] && [ -e '$TMP/out-ml/a.txt' ]"
+check "planted module log directory: nothing created through it" bash -c "[ ! -e '$TMP/rootlogs/mod.log' ]"
+check "planted module log directory: refused and logged where the session started" \
+	wait_log "$TMP/log" "module modlog: cannot open log file $P/logdir/mod.log: refusing to follow a symlink owned by an untrusted user \\(uid [0-9]+\\): logdir -> $TMP/rootlogs"
 stop_pid "$PRSYNCD_PID"
 
 # A root-owned motd link is followed.

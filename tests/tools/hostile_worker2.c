@@ -264,6 +264,10 @@ static int mode_unread(void)
 	if (child == 0) {
 		int left = -1;
 
+		/* out of the session's process group, which the listener
+		 * kills with the monitor (the real worker cannot leave it:
+		 * worker.policy has no setpgid), so it can report after */
+		(void)setpgid(0, 0);
 		close(hw_ipc.fd);
 		for (int i = 0; i < 200 && kill(monitor, 0) == 0; i++)
 			usleep(100000);

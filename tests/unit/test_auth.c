@@ -265,10 +265,28 @@ static void test_malformed(void)
 	snprintf(line, sizeof(line), "alice %s", want);
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
-	/* control bytes in the user name are escaped in the log */
+	/* control bytes in the user name are escaped in the log, as rsyncd
+	 * escapes them ("\#ooo"), and a backslash that would read as one */
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
 	CHECK(auth_check_response(&a, &m, "al\033[2Jice x", "host", "10.0.0.1") < 0 &&
-	      logged("for al\\033[2Jice: no matching rule"));
+	      logged("for al\\#033[2Jice: no matching rule"));
+	CHECK(begin(&a, &m, "md5", 32, text) == 0);
+	CHECK(auth_check_response(&a, &m, "a\\#033\r x", "host", "10.0.0.1") < 0 &&
+	      logged("for a\\#134#033\\#015: no matching rule"));
+	/* the name checked is the one kept: up to PR_NAME_MAX - 1 bytes; a
+	 * longer one is refused whole, and logged whole */
+	{
+		char lname[PR_TEXT_MAX], want_log[PR_TEXT_MAX];
+
+		memset(lname, 'a', 900);
+		snprintf(lname + 900, sizeof(lname) - 900, " x");
+		snprintf(want_log, sizeof(want_log), "for %.900s: invalid username (longer than 255 bytes)", lname);
+		CHECK(begin(&a, &m, "md5", 32, text) == 0);
+		CHECK(auth_check_response(&a, &m, lname, "host", "10.0.0.1") < 0 && logged(want_log));
+		snprintf(lname + PR_NAME_MAX - 1, sizeof(lname) - (PR_NAME_MAX - 1), " x");
+		CHECK(begin(&a, &m, "md5", 32, text) == 0);
+		CHECK(auth_check_response(&a, &m, lname, "host", "10.0.0.1") < 0 && logged(": no matching rule"));
+	}
 	CHECK(a.secrets == NULL); /* the check wiped what auth_begin read */
 	/* no auth_begin: nothing is accepted */
 	{
