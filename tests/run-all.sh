@@ -19,7 +19,8 @@
 # A script may say, in its first lines, "# test-lock: NAME": scripts that
 # name the same lock never run at the same time (t_package.sh, t_units.sh
 # and t_service.sh share "system": they install the package or read the
-# units it installs).  Each running suite gets a slot number
+# units it installs); "# test-lock: alone" runs it after the others, by
+# itself (the suite's few timed checks: t_timeout.sh).  Each running suite gets a slot number
 # (PRSYNCD_PORT_SLOT), from which tests/lib.sh's free_port takes its ports,
 # so two suites never pick the same port.
 set -u
@@ -77,6 +78,16 @@ if [ $list = 1 ]; then
 fi
 [ ${#suites[@]} -gt 0 ] || { echo "run-all: no such suite: ${want[*]}"; echo "0 passed, 1 failed"; exit 1; }
 mapfile -t suites < <(for s in "${suites[@]}"; do echo "$(weight "${s#*:}") $s"; done | sort -k1,1rn -k2 | cut -d' ' -f2)
+lock_of() { # the "# test-lock:" a suite names, if any
+	case $1 in int:*) sed -n '1,12s/^# test-lock: *\([a-z0-9_-]*\).*/\1/p' "tests/integration/${1#int:}.sh" | head -n 1 ;; esac
+}
+# The "alone" suites go last; the pool below runs them one at a time with
+# nothing beside them.
+pool=(); alone=()
+for s in "${suites[@]}"; do
+	if [ "$(lock_of "$s")" = alone ]; then alone+=("$s"); else pool+=("$s"); fi
+done
+suites=("${pool[@]}" "${alone[@]}")
 
 OUT=$(mktemp -d /tmp/prsyncd-run.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
@@ -91,8 +102,8 @@ run_one() {
 	else
 		# a bound on a hung suite, not on speed
 		cmd=(timeout "${SUITE_TIMEOUT:-1500}" bash "tests/integration/$name.sh")
-		lock=$(sed -n '1,12s/^# test-lock: *\([a-z0-9_-]*\).*/\1/p' "tests/integration/$name.sh" | head -n 1)
-		[ -z "$lock" ] || cmd=(flock "$OUT/locks/$lock" "${cmd[@]}")
+		lock=$(lock_of "$1")
+		[ -z "$lock" ] || [ "$lock" = alone ] || cmd=(flock "$OUT/locks/$lock" "${cmd[@]}")
 	fi
 	PRSYNCD_PORT_SLOT=$slot PRSYNCD_PORT_DIR=$OUT/ports "${cmd[@]}" >"$OUT/$name.out" 2>&1 </dev/null
 	rc=$?
@@ -136,6 +147,8 @@ next=0
 t_start=$SECONDS
 while [ $next -lt ${#suites[@]} ] || [ $running -gt 0 ]; do
 	while [ $next -lt ${#suites[@]} ] && [ ${#free_slots[@]} -gt 0 ]; do
+		# an "alone" suite starts once nothing else runs, and holds the pool
+		[ $next -ge ${#pool[@]} ] && [ $running -gt 0 ] && break
 		s=${suites[$next]}; next=$((next + 1))
 		k=${free_slots[0]}; free_slots=("${free_slots[@]:1}")
 		run_one "$s" "$k" &

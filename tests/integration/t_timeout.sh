@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: ISC
+# test-lock: alone (its timed checks allow 2 s, which a loaded machine can miss)
 # The `timeout` directive (issue 10, part 3): the client's silence in every
 # phase ends the session within timeout + 2 s, and its slot comes back; the
 # handshake is bounded as rsync 3.5.0 bounds it (min(timeout, 60 s), or the
