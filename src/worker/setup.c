@@ -438,6 +438,7 @@ void setup_session(struct sess *s)
 		flags |= CF_INC_RECURSE;
 	s->compat_flags = flags;
 	s->inc_recurse = (flags & CF_INC_RECURSE) != 0;
+	s->io.inc_recurse = s->inc_recurse;
 	s->numeric_ids = s->opt.numeric_ids || s->hs.numeric_ids;
 	s->varint_flags = s->protocol >= 30 && (flags & CF_VARINT_FLIST_FLAGS);
 	if (compress_options(s, s->varint_flags && !s->opt.cap_varint_prerelease, err, sizeof(err)) < 0)
