@@ -59,6 +59,20 @@ empty_end "$a" && empty_end "$b" &&
 	pass "1: 50,000 frames after an empty list: both end the session at once, as rsyncd logs it ($(cut -c1-120 <<<"$b"))" ||
 	fail "1: rsyncd '$(cut -c1-200 <<<"$a")' prsyncd '$(cut -c1-200 <<<"$b")'"
 
+# The rule behind it, seen by the stock client: without -r, -d or
+# --list-only a directory argument is skipped, "dir/" and "." too
+cpull() { # cpull PORT OPTS SRC: the client's output, exit code and files
+	local out rc
+	rm -rf "$TMP/dst"
+	out=$(rsync_client $2 "rsync://127.0.0.1:$1/$3" "$TMP/dst/" 2>&1); rc=$?
+	echo "$out rc=$rc $(cd "$TMP/dst" 2>/dev/null && find . | sort | tr '\n' ' ')"
+}
+for c in ":mod/" ":mod/sub/" ":mod/sub/." ":mod" "-R:mod/sub" "-R:mod/./sub/" "-d:mod/sub/" "-r:mod/sub/"; do
+	a=$(cpull "$rport" "${c%%:*}" "${c#*:}"); b=$(cpull "$pport" "${c%%:*}" "${c#*:}")
+	[ "$a" = "$b" ] && pass "1: rsync ${c%%:*} ${c#*:}: as rsyncd ($(tr '\n' ' ' <<<"$b"))" ||
+		fail "1: rsync ${c%%:*} ${c#*:}: rsyncd '$a' prsyncd '$b'"
+done
+
 # --- 2: tag by tag -------------------------------------------------------------------------
 # ends NAME ARGS...: both close, both log the same reason line and exit 12
 ends() {
