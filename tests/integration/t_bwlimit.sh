@@ -7,7 +7,7 @@
 # is printed).  Pacing is sleeping, so the sanitizer build keeps time.
 #   1  the client's --bwlimit, protocols 32, 30, 29 and 27
 #   2  the daemon's own --bwlimit: no client limit -> the daemon's; the
-#      client asks more -> capped; asks less -> its own
+#      client asks more -> capped; asks less -> its own; a reload keeps it
 #   3  what the daemon's option accepts: what rsyncd's does
 # The CI size is 2.5 MB at 1000 KiB/s (~2.5 s a pull); BWLIMIT_FULL=1 adds
 # the issue's own pull, 20 MB at 2000 KiB/s (~10 s).
@@ -40,6 +40,7 @@ pport=$(free_port); start_prsyncd "$TMP/conf" "$pport" "$TMP/p.log" || fail "prs
 rcap=$(free_port); rsyncd "$rcap" "$TMP/rc.log" --bwlimit=1000 || fail "rsyncd --bwlimit did not start"
 pcap=$(free_port); start_prsyncd "$TMP/conf" "$pcap" "$TMP/pc.log" --bwlimit=1000 ||
 	fail "prsyncd --bwlimit did not start"
+PCAP_PID=$PRSYNCD_PID
 
 # pull PORT FILE [client options]: "ms rc" of one pull of mod/FILE
 pull() {
@@ -90,6 +91,16 @@ same "2: daemon --bwlimit=1000, no client limit" 1000 f2500k "$rcap" "$pcap"
 same "2: daemon --bwlimit=1000, client asks 4000: capped" 1000 f2500k "$rcap" "$pcap" --bwlimit=4000
 same "2: daemon --bwlimit=1000, client asks 500: its own" 500 f1250k "$rcap" "$pcap" --bwlimit=500
 same "2: daemon --bwlimit=1000, client --bwlimit=0: capped" 1000 f2500k "$rcap" "$pcap" --bwlimit=0
+# a reload (SIGHUP) keeps the command line's cap
+kill -HUP "$PCAP_PID"
+if wait_log "$TMP/pc.log" 'reload: configuration 2 in force'; then
+	set -- $(pull "$pcap" f2500k --bwlimit=4000)
+	rate=$(($(stat -c %s "$D/f2500k") * 1000 / ${1:-1} / 1024))
+	[ "$2" = 0 ] && [ "$rate" -le $((1000 * (100 + TOL) / 100)) ] &&
+		pass "2: after a reload, still capped: $rate KiB/s (${1} ms)" || fail "2: after a reload: $rate KiB/s ('$*')"
+else
+	fail "2: no reload logged: $(tail -n 3 "$TMP/pc.log")"
+fi
 
 # --- 3: the daemon option's values --------------------------------------------------
 # rsyncd's is a whole number of KiB/s: a suffix or junk stops it (exit 1)
