@@ -68,12 +68,13 @@ MiB = 1 << 20
 # tree: 100 files, ~1.1 MB).
 SIZES = {
     "tiny": dict(tree=60, big=2 * MiB, text=300_000, small=4096, seq=3,
-                 t200k=300, t1m=500, c8=3, c50=4),
+                 t200k=300, t1m=500, c8=3, c50=4, bw=512 * 1024),
     "default": dict(tree=5000, big=256 * MiB, text=48_000_000, small=4096, seq=100,
-                    t200k=50_000, t1m=99_000, c8=8, c50=50),
+                    t200k=50_000, t1m=99_000, c8=8, c50=50, bw=20_000_000),
     "full": dict(tree=20000, big=1024 * MiB, text=190_000_000, small=4096, seq=100,
-                 t200k=200_000, t1m=990_000, c8=8, c50=50),
+                 t200k=200_000, t1m=990_000, c8=8, c50=50, bw=20_000_000),
 }
+BWLIMIT = 2000  # KiB/s: the bwlimit scenario's --bwlimit (issue 26's pull)
 
 SERVERS = ("rsyncd", "prsyncd")
 
@@ -619,10 +620,11 @@ def files_transferred(path):
 
 class Scenario:
     def __init__(self, sid, label, module, dest_kind, opts=(), src="", nclients=1,
-                 concurrency=1):
+                 concurrency=1, nbytes=0):
         self.sid, self.label, self.module = sid, label, module
         self.dest_kind, self.opts, self.src = dest_kind, list(opts), src
         self.nclients, self.concurrency = nclients, concurrency
+        self.nbytes = nbytes     # what one pull carries, for a rate (0: not reported)
 
 
 def scenarios(sz, stamps):
@@ -657,12 +659,15 @@ def scenarios(sz, stamps):
                  "t1m", "seeded", ["--no-inc-recursive"]),
         Scenario("c50", "%d concurrent clients, each pulling 100 files (one directory)" % sz["c50"],
                  "tree", "multi", src="g00/d00/", nclients=sz["c50"], concurrency=sz["c50"]),
+        Scenario("bwlimit", "one %s file with `--bwlimit=%d` (a rate: see the notes)" % (mb(sz["bw"]), BWLIMIT),
+                 "bw", "empty", ["--bwlimit=%d" % BWLIMIT], nbytes=sz["bw"]),
     ]
 
 
 DATASETS = {    # module -> (mkdata kind, size key)
     "tree": ("tree", "tree"), "big": ("big", "big"), "text": ("text", "text"),
     "small": ("small", "small"), "t200k": ("tiny", "t200k"), "t1m": ("tiny", "t1m"),
+    "bw": ("big", "bw"),
 }
 
 
@@ -900,6 +905,16 @@ class Bench:
                 fmt(pw, "s"), fmt(pr, "s"), ratio(pm, pw)))
         notes = []
         for sc in scs:
+            if sc.nbytes:
+                # A paced pull: what counts is the average rate, bytes over wall.
+                rv, pv = med(sc.sid, "rsyncd", "wall"), med(sc.sid, "prsyncd", "wall")
+                rate = lambda w: None if not w else sc.nbytes / w / 1024
+                rr, pr = rate(rv), rate(pv)
+                notes.append("%s: average rate over the pull (%s bytes, %s): rsyncd %s, prsyncd %s, "
+                             "rate ratio P/R %s" % (
+                                 sc.sid, format(sc.nbytes, ","), " ".join(sc.opts),
+                                 "-" if rr is None else "%.0f KiB/s" % rr,
+                                 "-" if pr is None else "%.0f KiB/s" % pr, ratio(pr, rr)))
             if sc.concurrency > 1:
                 rv = med(sc.sid, "rsyncd", "mem_all_kb")
                 pv = med(sc.sid, "prsyncd", "mem_all_kb")

@@ -79,6 +79,15 @@ int startup_checks(const struct cfg *cfg, const char **chroot_dir, char *err, si
 	return emptydir_check(*chroot_dir, geteuid(), 1, err, errlen);
 }
 
+/* The daemon's --bwlimit: set once, before the first generation, and
+ * given to every generation (a reload keeps the command line's cap). */
+static int daemon_bwlimit;
+
+void gen_set_bwlimit(int kib)
+{
+	daemon_bwlimit = kib > 0 ? kib : 0;
+}
+
 struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
 {
 	static unsigned next_id = 1;
@@ -110,6 +119,7 @@ struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
 	}
 	free(g->cfg.worker_chroot);
 	g->cfg.worker_chroot = dir;
+	g->cfg.bwlimit = daemon_bwlimit;
 	if ((g->snap_fd = cfgsnap_create(&g->cfg, err, errlen)) < 0)
 		goto fail;
 	g->refs = 1;

@@ -30,6 +30,8 @@ struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen);
 void gen_put(struct gen *g);
 /* Generations alive (each holds its snapshot's descriptor). */
 unsigned gen_live(void);
+/* The daemon's --bwlimit (KiB/s, 0 = none) for every generation to come. */
+void gen_set_bwlimit(int kib);
 
 /* The start-up checks of docs/architecture.md section 10; *chroot_dir is
  * the directory workers will use. */

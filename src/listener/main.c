@@ -32,6 +32,7 @@ static void usage(FILE *f)
 		"  --log-file=FILE   log to FILE instead of the config's log file or syslog\n"
 		"  --pid-file=FILE   write the listener's pid to FILE\n"
 		"  --stop-timeout=N  after SIGTERM, let sessions run up to N seconds (default %d)\n"
+		"  --bwlimit=RATE    cap what every session sends at RATE KiB per second\n"
 		"  --check-config    check the configuration and exit\n"
 		"  --version         print the version and exit\n"
 		"  --help            this text\n"
@@ -43,6 +44,7 @@ static void usage(FILE *f)
 enum {
 	OPT_CONFIG = 1000, OPT_PORT, OPT_ADDRESS, OPT_NO_DETACH, OPT_LOG_FILE, OPT_PID_FILE,
 	OPT_CHECK, OPT_VERSION, OPT_HELP, OPT_WORKER, OPT_DAEMON, OPT_STOP_TIMEOUT,
+	OPT_BWLIMIT,
 };
 
 static const struct option longopts[] = {
@@ -53,6 +55,7 @@ static const struct option longopts[] = {
 	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
 	{ "pid-file", required_argument, NULL, OPT_PID_FILE },
 	{ "stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT },
+	{ "bwlimit", required_argument, NULL, OPT_BWLIMIT },
 	{ "check-config", no_argument, NULL, OPT_CHECK },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -119,7 +122,7 @@ int main(int argc, char **argv)
 	const char *log_file = NULL;
 	struct socks sk;
 	struct gen *g;
-	int c, check = 0;
+	int c, check = 0, bw;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -135,6 +138,14 @@ int main(int argc, char **argv)
 				fprintf(stderr, "prsyncd: invalid stop timeout '%s'\n", optarg);
 				return 1;
 			}
+			break;
+		case OPT_BWLIMIT: /* KiB/s, a whole number, as rsyncd's daemon option */
+			if ((bw = parse_num(optarg, 0, INT_MAX)) < 0) {
+				fprintf(stderr, "prsyncd: invalid bwlimit '%s' (KiB per second, 0 for none)\n",
+					optarg);
+				return 1;
+			}
+			gen_set_bwlimit(bw);
 			break;
 		case OPT_ADDRESS: o.address = optarg; break;
 		case OPT_NO_DETACH: o.no_detach = 1; break;

@@ -716,6 +716,7 @@ static int prepare_init(struct session *s, struct pr_msg *m, int has_motd)
 	b->handshake_timeout = cfg_handshake_bound(s->cfg.handshake_timeout, s->cfg.timeout);
 	b->has_motd = has_motd ? 1 : 0;
 	b->max_protocol = 32;
+	b->bwlimit = s->cfg.bwlimit > 0 ? (uint32_t)s->cfg.bwlimit : 0;
 	pr_str_set_text_trunc(&b->client_addr, s->addr);
 	if (pr_str_set_path(&b->chroot_dir, s->cfg.worker_chroot) < 0 || charset_list(s, &b->charsets) < 0)
 		return -1;

@@ -99,7 +99,9 @@
 				* before a module is chosen; 0 = unset */ \
 	INT(umask)             /* not a directive: the listener's umask when it read   \
 				* the file ("outgoing chmod" rules without a who    \
-				* honour it, as in rsyncd) */
+				* honour it, as in rsyncd) */                       \
+	INT(bwlimit)           /* not a directive: the daemon's --bwlimit, KiB/s,   \
+				* 0 = none; a cap on every session's rate */
 
 #define CFG_DECL_STR(f) char *f;
 #define CFG_DECL_INT(f) int f;

@@ -159,7 +159,12 @@ struct pr_m_init {
 	 * spaces ("" = none): the worker opens their converters before its
 	 * sandbox, which leaves it no file to load them from. */
 	struct pr_str_text charsets;
+	/* The daemon's own --bwlimit, KiB/s (0 = none, at most
+	 * PR_BWLIMIT_MAX): the most any session of it may send at. */
+	uint32_t bwlimit;
 };
+
+#define PR_BWLIMIT_MAX 0x7fffffffu
 
 struct pr_m_modlist {
 	struct pr_str_name name;

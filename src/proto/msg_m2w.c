@@ -51,6 +51,8 @@ static enum pr_msg_err v_init(const struct pr_msg *m, int have_fd)
 		return PR_MSG_EBADFD;
 	if (b->max_protocol < 27 || b->max_protocol > 32)
 		return PR_MSG_EBADFIELD;
+	if (b->bwlimit > PR_BWLIMIT_MAX)
+		return PR_MSG_EBADFIELD;
 	if (b->chroot_dir.s[0] != '/' || strstr(b->chroot_dir.s, "/..") != NULL)
 		return PR_MSG_EBADFIELD;
 	if (!STR_OK(b->charsets))

@@ -39,6 +39,7 @@ void conn_init(struct conn *c, int fd)
 	c->rpos = c->rlen = 0;
 	c->eof = 0;
 	c->total_read = c->total_written = 0;
+	pace_set(&c->pace, 0);
 	fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
@@ -251,6 +252,70 @@ int conn_write(struct conn *c, const void *buf, size_t n)
 	return conn_writev(c, &iov, 1);
 }
 
+void conn_set_bwlimit(struct conn *c, uint32_t kib)
+{
+	pace_set(&c->pace, kib);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * The bytes just written put us ahead of the --bwlimit rate: sleep it
+ * off.  Nothing is read meanwhile, as in rsyncd (the sleeps are short:
+ * a tenth of a second and one write's worth).  A deadline (the
+ * handshake's, or the bounded wait of an ending session) is never slept
+ * past; the next wait then reports it.
+ */
+static void pace_after(struct conn *c, size_t n)
+{
+	int64_t start = now_ns(), want = pace_wrote(&c->pace, n, start), until;
+	struct timespec ts;
+
+	if (want <= 0)
+		return;
+	until = start + want;
+	if (c->deadline_ms) {
+		int64_t dl = c->deadline_ms * 1000000;
+
+		if (until > dl)
+			until = dl > start ? dl : start;
+	}
+	ts.tv_sec = (time_t)(until / 1000000000);
+	ts.tv_nsec = (long)(until % 1000000000);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	pace_slept(&c->pace, want, start, now_ns());
+}
+
+/* One writev of what iov holds, cut to the pacing's write size. */
+static ssize_t write_some(struct conn *c, struct iovec *iov, int cnt)
+{
+	size_t max = c->pace.bps ? c->pace.write_max : 0, sum = 0, keep;
+	int k = 0;
+	ssize_t w;
+
+	if (cnt > IOV_MAX)
+		cnt = IOV_MAX;
+	if (max == 0)
+		return writev(c->fd, iov, cnt);
+	while (k < cnt && sum + iov[k].iov_len <= max)
+		sum += iov[k++].iov_len;
+	if (k == cnt || sum == max)
+		return writev(c->fd, iov, k);
+	/* iov[k] only in part: shortened for this call, then restored */
+	keep = iov[k].iov_len;
+	iov[k].iov_len = max - sum;
+	w = writev(c->fd, iov, k + 1);
+	iov[k].iov_len = keep;
+	return w;
+}
+
 int conn_writev(struct conn *c, struct iovec *iov, int cnt)
 {
 	while (cnt > 0 && iov[0].iov_len == 0) {
@@ -258,7 +323,7 @@ int conn_writev(struct conn *c, struct iovec *iov, int cnt)
 		cnt--;
 	}
 	while (cnt > 0) {
-		ssize_t w = writev(c->fd, iov, cnt > IOV_MAX ? IOV_MAX : cnt);
+		ssize_t w = write_some(c, iov, cnt);
 
 		if (w > 0) {
 			size_t left = (size_t)w;
@@ -273,6 +338,8 @@ int conn_writev(struct conn *c, struct iovec *iov, int cnt)
 				iov[0].iov_base = (unsigned char *)iov[0].iov_base + left;
 				iov[0].iov_len -= left;
 			}
+			if (c->pace.bps)
+				pace_after(c, (size_t)w);
 			continue;
 		}
 		if (w < 0 && errno == EINTR)

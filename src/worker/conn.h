@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pace.h"
+
 #define CONN_RBUF (256 * 1024)
 
 struct conn {
@@ -24,6 +26,7 @@ struct conn {
 	int eof;               /* the peer closed its side */
 	uint64_t total_read;
 	uint64_t total_written;
+	struct pace pace;      /* --bwlimit: every write is paced; off by default */
 };
 
 enum conn_err {
@@ -63,6 +66,9 @@ int conn_write(struct conn *c, const void *buf, size_t n);
 struct iovec;
 int conn_writev(struct conn *c, struct iovec *iov, int cnt);
 int conn_write_str(struct conn *c, const char *s);
+
+/* Pace every later write at kib KiB/s (0: no limit), as rsyncd's --bwlimit. */
+void conn_set_bwlimit(struct conn *c, uint32_t kib);
 
 const char *conn_strerror(int e);
 

@@ -281,6 +281,7 @@ int daemon_handshake(struct conn *c, const struct pr_m_init *init, int motd_fd,
 	int r;
 
 	memset(hs, 0, sizeof(*hs));
+	hs->bwlimit_cap = init->bwlimit;
 	hs_bound = init->handshake_timeout;
 	conn_set_deadline(c, init->handshake_timeout);
 	snprintf(msg, sizeof(msg), "@RSYNCD: %d.0 %s\n", PROTOCOL_MAX, greeting_digests);

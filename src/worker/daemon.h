@@ -25,6 +25,7 @@ struct handshake {
 	uint32_t module_flags;   /* PR_MOD_* */
 	unsigned timeout;        /* the module's `timeout`, 0 = none */
 	unsigned args_timeout;   /* bound on the argument phase, from the selection */
+	unsigned bwlimit_cap;    /* the daemon's --bwlimit (PR_M_INIT), KiB/s, 0 = none */
 };
 
 /*

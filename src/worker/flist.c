@@ -807,8 +807,12 @@ static void arg_add(struct sess *s, struct scan *sc, struct argp *a, int err, st
 		return;
 	if (!a->dotdir && filt_skip(s, a->name, a->rp, S_ISDIR(st->mode), FILT_ALL))
 		return;
-	if (S_ISDIR(st->mode) && !s->opt.recursive && !s->opt.dirs && !a->dotdir) {
-		io_msg(&s->io, MSG_INFO, "skipping directory %s", a->name);
+	/* Stock skips any directory, "dir/" and "." too, unless -r, -d or
+	 * --list-only ask for directories (--files-from implies -d). */
+	if (S_ISDIR(st->mode) && !s->opt.recursive && !s->opt.dirs && !s->opt.list_only) {
+		/* (-R without "/./": stock's name keeps the module path's '/') */
+		io_msg(&s->io, MSG_INFO, "skipping directory %s%s", s->opt.relative && a->slash ? "/" : "",
+		       a->name);
 		return;
 	}
 	if (a->implied)

@@ -17,7 +17,7 @@
 #include "io.h"
 #include "mon.h"
 
-#define MSG_TEXT_IN_MAX 8192   /* a client's text message, for the log */
+#define MSG_TEXT_IN_MAX 5119   /* a client's text message: rsyncd's buffer (5,120) less one */
 
 static int in_fatal;
 static int fatal_code;
@@ -247,6 +247,8 @@ void io_msg(struct io *io, int code, const char *fmt, ...)
 		return;
 	if ((size_t)n > sizeof(text) - 2)
 		n = (int)sizeof(text) - 2;
+	if (code == MSG_ERROR_XFER)
+		io->xfer_errors = 1;
 	/* Protocol < 30 clients only know ERROR_XFER and INFO. */
 	if (io->protocol < 30 && code == MSG_ERROR)
 		code = MSG_ERROR_XFER;
@@ -296,12 +298,34 @@ static void timed_out(struct io *io)
 	mon_exit(RERR_TIMEOUT);
 }
 
+/* Who rsyncd says it is in a stream error: "sender", "/inc" added under
+ * incremental recursion. */
+static const char *io_who(const struct io *io)
+{
+	return io->inc_recurse ? "sender/inc" : "sender";
+}
+
 static uint32_t le32(const unsigned char b[4])
 {
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-/* Handle one non-data frame from the client (spec part 1, 6.4). */
+/*
+ * Handle one non-data frame from the client (spec part 1, 6.4) as
+ * rsyncd's sender does (its read_a_msg, 3.5.0), tag by tag:
+ *   INFO ERROR WARNING ERROR_XFER  up to 5,119 bytes: logged (rsyncd also
+ *                                  echoes them back; we do not); longer
+ *                                  ends the session, "multiplexing overflow"
+ *   DELETED                        likewise bounded; nothing logged
+ *   IO_ERROR SUCCESS NO_SEND       4 bytes; ERROR_EXIT 0 or 4; NOOP 0
+ *   ERROR_SOCKET LOG CLIENT ERROR_UTF8 REDO STATS IO_TIMEOUT
+ *                                  for a generator or a client only: any of
+ *                                  them ends the session, "invalid
+ *                                  multi-message TAG:LEN"
+ *   anything else                  "unexpected tag"
+ * always with exit 12.  A frame costs a header and its bytes, copied once;
+ * what reaches the log is bounded by the session's budget (mon.c).
+ */
 static void client_msg(struct io *io, int code, uint32_t len)
 {
 	static char text[MSG_TEXT_IN_MAX + 1];
@@ -346,16 +370,25 @@ static void client_msg(struct io *io, int code, uint32_t len)
 	case MSG_ERROR_XFER:
 	case MSG_DELETED:
 		if (len > MSG_TEXT_IN_MAX)
-			break;
+			io_fatal(io, RERR_STREAMIO, "multiplexing overflow %d:%u [%s]", code, (unsigned)len,
+				 io_who(io));
 		raw_read(io, text, len);
 		text[len] = '\0';
 		if (code != MSG_DELETED)
 			mon_log_client(PR_LOG_INFO, "client message: %s", text);
 		return;
+	case MSG_ERROR_SOCKET:
+	case MSG_LOG:
+	case MSG_CLIENT:
+	case MSG_ERROR_UTF8:
+	case MSG_REDO:
+	case MSG_STATS:
+	case MSG_IO_TIMEOUT:
+		break;
 	default:
-		io_fatal(io, RERR_STREAMIO, "unexpected tag %d [sender]", code);
+		io_fatal(io, RERR_STREAMIO, "unexpected tag %d [%s]", code, io_who(io));
 	}
-	io_fatal(io, RERR_STREAMIO, "invalid multi-message %d:%u [sender]", code, (unsigned)len);
+	io_fatal(io, RERR_STREAMIO, "invalid multi-message %d:%u [%s]", code, (unsigned)len, io_who(io));
 }
 
 void io_read(struct io *io, void *p, size_t n)
@@ -383,7 +416,7 @@ void io_read(struct io *io, void *p, size_t n)
 			raw_read(io, h, 4);
 			v = le32(h);
 			if ((v >> 24) < 7)
-				io_fatal(io, RERR_STREAMIO, "unexpected tag %d [sender]", (int)(v >> 24) - 7);
+				io_fatal(io, RERR_STREAMIO, "unexpected tag %d [%s]", (int)(v >> 24) - 7, io_who(io));
 			if ((v >> 24) - 7 == MSG_DATA)
 				io->in_left = v & 0xffffff;
 			else

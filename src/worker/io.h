@@ -18,6 +18,9 @@
 /* Message codes on the socket (spec part 1, 6.3). */
 enum {
 	MSG_DATA = 0, MSG_ERROR_XFER = 1, MSG_INFO = 2, MSG_ERROR = 3, MSG_WARNING = 4,
+	/* between an rsync's own processes only; from a client, an error */
+	MSG_ERROR_SOCKET = 5, MSG_LOG = 6, MSG_CLIENT = 7, MSG_ERROR_UTF8 = 8, MSG_REDO = 9,
+	MSG_STATS = 10,
 	MSG_IO_ERROR = 22, MSG_IO_TIMEOUT = 33, MSG_NOOP = 42, MSG_ERROR_EXIT = 86,
 	MSG_SUCCESS = 100, MSG_DELETED = 101, MSG_NO_SEND = 102,
 };
@@ -45,6 +48,8 @@ struct io {
 	uint32_t in_left;
 	int client_io_error;         /* OR of MSG_IO_ERROR values from the client */
 	int error_exit_seen;         /* the client sent MSG_ERROR_EXIT */
+	int xfer_errors;             /* an MSG_ERROR_XFER was sent (stock's got_xfer_error) */
+	int inc_recurse;             /* for the "[sender/inc]" of stream errors */
 	int timeout_s;               /* --timeout / module timeout; 0 none */
 	/* called before waiting for a client frame (incremental recursion
 	 * sends file lists then: the client may be waiting for them) */

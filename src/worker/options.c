@@ -407,12 +407,18 @@ static int h_files_from(struct pstate *ps, const struct optdef *d, const char *v
 	return 0;
 }
 
-/* KiB/s, default unit K; stock rounds to the nearest KiB. */
+/* KiB/s, default unit K; stock rounds to the nearest KiB.  --no-bwlimit
+ * sets none (the daemon's own --bwlimit still caps it, setup.c). */
 static int h_bwlimit(struct pstate *ps, const struct optdef *d, const char *val, int neg)
 {
 	int64_t v;
-	int r = parse_size(val, 'K', &v);
+	int r;
 
+	if (neg) {
+		ps->o->bwlimit = 0;
+		return 0;
+	}
+	r = parse_size(val, 'K', &v);
 	if (r == -1)
 		return fail(ps, "rsync: --bwlimit=%s is invalid", val);
 	if (r == 0 && v != 0 && v < 512)
@@ -680,7 +686,7 @@ static const struct optdef opts[] = {
 	/* session; the timeout bound keeps seconds*1000 inside an int */
 	INT("timeout", 0, OFF(timeout), 0, INT_MAX / 1000),
 	INT("contimeout", 0, NOFIELD, 0, INT_MAX),
-	FN("bwlimit", 0, F_ARG, h_bwlimit),
+	FN("bwlimit", 0, F_ARG | F_NEG, h_bwlimit),
 	ACC("stop-after", 0, F_ARG),
 	ACC("stop-at", 0, F_ARG),
 	SET("secluded-args", 's', F_NEG, secluded_args),

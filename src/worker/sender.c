@@ -412,10 +412,14 @@ void sender_run(struct sess *s)
 	mon_log(PR_LOG_INFO, "building file list"); /* rsyncd logs it, whatever the verbosity */
 	n = flset_send_first(set);
 	if (n == 0 && set->npending == 0) {
-		/* Stock ends right after an empty list: no phases, no stats. */
+		/* Stock ends right after an empty list, whatever the client
+		 * sends meanwhile: no phases, no stats exchanged, its totals
+		 * line in the log, and exit 0 unless a name failed (its
+		 * got_xfer_error) or an I/O error was reported. */
 		io_flush(&s->io);
-		mon_log(PR_LOG_INFO, "empty file list");
-		mon_exit(exit_code(s->io_error) ? exit_code(s->io_error) : RERR_PARTIAL);
+		mon_log(PR_LOG_INFO, "sent %lld bytes  received %lld bytes  total size %lld",
+			(long long)io_stat_written(&s->io), (long long)io_stat_read(&s->io), (long long)s->total_size);
+		mon_exit(s->io.xfer_errors ? RERR_PARTIAL : exit_code(s->io_error));
 	}
 	if (s->inc_recurse) {
 		s->io.idle = flset_idle;

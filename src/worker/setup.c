@@ -349,6 +349,14 @@ void sess_add_path(struct sess *s, const char *base)
 	s->src[s->nsrc++] = p;
 }
 
+/* The rate the session runs at: the client's --bwlimit under the cap. */
+static uint32_t bwlimit_of(int client, unsigned cap)
+{
+	uint32_t want = client > 0 ? (uint32_t)client : 0;
+
+	return cap && (want == 0 || want > cap) ? cap : want;
+}
+
 void setup_session(struct sess *s)
 {
 	struct arglist *a = calloc(1, sizeof(*a));
@@ -396,6 +404,10 @@ void setup_session(struct sess *s)
 			refuse_abrupt(s, flags, err);
 		refuse(s, flags, err);
 	}
+	/* From here on every write is paced, as rsyncd paces from its
+	 * option parsing on; the daemon's own --bwlimit is a cap the
+	 * client may go below, never above, and applies unasked. */
+	conn_set_bwlimit(s->c, bwlimit_of(s->opt.bwlimit, s->hs.bwlimit_cap));
 	/* rsyncd logs the request before it judges the options */
 	xferrec_start(s);
 	args_free(a);
@@ -426,6 +438,7 @@ void setup_session(struct sess *s)
 		flags |= CF_INC_RECURSE;
 	s->compat_flags = flags;
 	s->inc_recurse = (flags & CF_INC_RECURSE) != 0;
+	s->io.inc_recurse = s->inc_recurse;
 	s->numeric_ids = s->opt.numeric_ids || s->hs.numeric_ids;
 	s->varint_flags = s->protocol >= 30 && (flags & CF_VARINT_FLIST_FLAGS);
 	if (compress_options(s, s->varint_flags && !s->opt.cap_varint_prerelease, err, sizeof(err)) < 0)

@@ -198,10 +198,13 @@ for f in zero4 zero16; do
 done
 
 # --- 7: client text frames and the log ---------------------------------------
-# 5,000 MSG_INFO/MSG_ERROR frames of 1 KiB: at most the worker's budget of
-# client records reaches the log, and one line says how many did not.
+# 5,000 MSG_INFO/MSG_ERROR frames of 1 KiB during a recursive pull (the
+# sender reads them while it waits for requests; after an empty list both
+# daemons end the session at once, t_msgflood.sh): at most the worker's
+# budget of client records reaches the log, and one line says how many
+# did not.
 before=$(wc -l < "$TMP/p.log")
-timeout 60 python3 "$TOP/tests/tools/logflood.py" "$pport" mod 5000 1024 > /dev/null 2>&1
+timeout 60 python3 "$TOP/tests/tools/logflood.py" "$pport" mod 5000 1024 -r > /dev/null 2>&1
 wait_log "$TMP/p.log" 'more client messages and errors'
 tail -n +"$((before + 1))" "$TMP/p.log" > "$TMP/flood.log"
 logged=$(grep -c 'client message: flood' "$TMP/flood.log")
@@ -246,7 +249,7 @@ if [ -x "$TOP/build/prsyncd" ]; then
 		for who in "prsyncd $relport $REL $TMP/rel.log" "rsyncd $rport $R $TMP/rsyncd.log"; do
 			set -- $who
 			n0=$(wc -l < "$4" 2>/dev/null || echo 0)
-			ms=$(cpu_of "$3" timeout 60 python3 "$TOP/tests/tools/logflood.py" "$2" mod 5000 1024)
+			ms=$(cpu_of "$3" timeout 60 python3 "$TOP/tests/tools/logflood.py" "$2" mod 5000 1024 -r)
 			echo "INFO: 7, 5,000 client text frames: $1 $ms ms of session CPU, $(($(wc -l < "$4" 2>/dev/null || echo 0) - n0)) log lines"
 		done
 	fi

@@ -151,8 +151,11 @@ def main():
     small = mode in ("midfile", "slowread")
     logfile = rest[1] if mode == "midfile" else ""
     logpos = __import__("os").path.getsize(logfile) if logfile else 0
-    c = Client(port, module, ["--server", "--sender", "-e.LsfxCIvu", "--checksum-choice=md5",
-                              ".", module + "/" + fname], rcvbuf=65536 if small else None)
+    # afterlist names the module root: -r, or the sender skips it (as
+    # rsyncd does) and ends at the empty list
+    c = Client(port, module, ["--server", "--sender", "-re.LsfxCIvu" if mode == "afterlist" else "-e.LsfxCIvu",
+                              "--checksum-choice=md5", ".", module + "/" + fname],
+               rcvbuf=65536 if small else None)
     last = time.time()  # the empty filter list was the last byte sent
     if mode == "afterlist":
         ready()

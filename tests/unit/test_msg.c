@@ -749,6 +749,10 @@ static void test_init_fields(void)
 	      "max_protocol huge");
 	FIELD(PR_M_INIT, PR_MSG_OK, u.init.max_protocol, 27, "max_protocol 27");
 	FIELD(PR_M_INIT, PR_MSG_OK, u.init.max_protocol, 32, "max_protocol 32");
+	FIELD(PR_M_INIT, PR_MSG_OK, u.init.bwlimit, 0, "bwlimit 0 (none)");
+	FIELD(PR_M_INIT, PR_MSG_OK, u.init.bwlimit, PR_BWLIMIT_MAX, "bwlimit max");
+	FIELD(PR_M_INIT, PR_MSG_EBADFIELD, u.init.bwlimit, PR_BWLIMIT_MAX + 1u, "bwlimit over int");
+	FIELD(PR_M_INIT, PR_MSG_EBADFIELD, u.init.bwlimit, 0xffffffffu, "bwlimit -1");
 
 	/* charsets: names separated by single spaces, printable ASCII */
 	{

@@ -440,6 +440,16 @@ static void test_long(void)
 	CHECK(o.info_debug && o.block_size == 700);
 	options_free(&o);
 
+	/* --no-bwlimit: none (stock's POPT_ARG_VAL), in either order */
+	OK(P(32, "--server", "--sender", "--bwlimit=100", "--no-bwlimit", ".", "m/"));
+	CHECK(o.bwlimit == 0);
+	options_free(&o);
+	OK(P(32, "--server", "--sender", "--no-bwlimit", "--bwlimit=1.5m", ".", "m/"));
+	CHECK(o.bwlimit == 1536);
+	options_free(&o);
+	FAILS(P(32, "--server", "--sender", "--no-bwlimit=5", ".", "m/"),
+	      "rsync: on remote machine: --no-bwlimit=5: option does not take an argument");
+
 	OK(P(32, "--server", "--sender", "--checksum-seed=-2147483648", ".", "m/"));
 	CHECK(o.checksum_seed == INT32_MIN);
 	options_free(&o);
