@@ -9,7 +9,9 @@
  *
  * Each session monitor starts with: fd 3 the client, fd 4 the log file
  * (with --log-fd), fd 5 the sealed configuration snapshot of the current
- * generation, fd 6 its end of the listener channel.
+ * generation, fd 6 its end of the listener channel, fd 7 the generation's
+ * sealed names table (names.h: resolved here, by a child, before the
+ * generation serves, and refreshed while it is in force).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +53,10 @@ struct lsn {
 	int status_dirty;
 	int64_t status_sent;
 	int64_t full_logged;
+	struct names_job job;    /* a run of the resolver, for cur or pending */
+	struct gen *job_gen;     /* whose names it resolves; NULL: none */
+	struct gen *pending;     /* a reloaded generation waiting for its names */
+	int64_t next_refresh;    /* of cur's names */
 };
 
 static char monitor_exe[4096];
@@ -117,11 +123,12 @@ static void exec_monitor(const struct lsn *l, int client, int chan, char *const 
 	int l2 = l->log_fd >= 0 ? fcntl(l->log_fd, F_DUPFD_CLOEXEC, 10) : -1;
 	int s2 = fcntl(l->cur->snap_fd, F_DUPFD_CLOEXEC, 10);
 	int h2 = fcntl(chan, F_DUPFD_CLOEXEC, 10);
-	if (c2 < 0 || s2 < 0 || h2 < 0 || (l->log_fd >= 0 && l2 < 0) ||
+	int n2 = fcntl(l->cur->names_fd, F_DUPFD_CLOEXEC, 10);
+	if (c2 < 0 || s2 < 0 || h2 < 0 || n2 < 0 || (l->log_fd >= 0 && l2 < 0) ||
 	    dup2(c2, PR_FD_CLIENT) < 0 || dup2(s2, PR_FD_CFG) < 0 || dup2(h2, PR_FD_LISTENER) < 0 ||
-	    (l2 >= 0 ? dup2(l2, PR_FD_LOG) < 0 : (close(PR_FD_LOG), 0)))
+	    dup2(n2, PR_FD_NAMES) < 0 || (l2 >= 0 ? dup2(l2, PR_FD_LOG) < 0 : (close(PR_FD_LOG), 0)))
 		_exit(127);
-	close_range(PR_FD_LISTENER + 1, ~0U, 0);
+	close_range(PR_FD_NAMES + 1, ~0U, 0);
 	null_stdio();
 	execve(monitor_exe, argv, envp);
 	_exit(127);
@@ -277,6 +284,45 @@ static void reopen_log(struct lsn *l)
 	log_use_fd(fd);
 }
 
+/* A loaded generation with its names table takes over new sessions. */
+static void put_in_force(struct lsn *l, struct gen *g)
+{
+	const struct cfg *a = &l->cur->cfg, *b = &g->cfg;
+
+	if (l->sk->mode == SOCK_BIND && (a->port != b->port ||
+	    (a->address ? !b->address || strcmp(a->address, b->address) : b->address != NULL)))
+		log_msg(PR_LOG_WARNING, "reload: 'port' and 'address' take effect at the next start");
+	log_msg(PR_LOG_INFO, "reload: configuration %u in force for new sessions (%zu module%s); "
+		"%zu running session%s keep theirs", g->id, b->nmodules, b->nmodules == 1 ? "" : "s",
+		l->t.n, l->t.n == 1 ? "" : "s");
+	gen_put(l->cur);
+	l->cur = g;
+	l->next_refresh = now_ms() + names_refresh_ms();
+	notify_send("READY=1");
+	send_status(l);
+}
+
+static void end_run(struct lsn *l)
+{
+	names_job_end(&l->job);
+	l->job_gen = NULL;
+}
+
+static int start_run(struct lsn *l, struct gen *g)
+{
+	if (names_start(&l->job, g) < 0)
+		return -1;
+	l->job_gen = g;
+	return 0;
+}
+
+/*
+ * A reloaded generation is put in force once its host names are resolved
+ * (a run of at most NAMES_RUN_MS, names.h): until then the previous one
+ * serves, with its own rules and answers, so no deny list ever goes
+ * unjudged and a new allow-listed name is not refused for want of an
+ * answer.  Answers of names both share are carried over meanwhile.
+ */
 static void reload(struct lsn *l)
 {
 	struct timespec ts;
@@ -288,22 +334,60 @@ static void reload(struct lsn *l)
 		    (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000);
 	reopen_log(l);
 	g = gen_load(l->o->config_path, 0, err, sizeof(err));
+	if (g != NULL) {
+		names_carry(&g->names, &(l->pending ? l->pending : l->cur)->names);
+		if (names_publish(g, err, sizeof(err)) < 0) {
+			gen_put(g);
+			g = NULL;
+		}
+	}
 	if (g == NULL) {
 		log_msg(PR_LOG_ERR, "reload: %s; configuration %u stays in force", err, l->cur->id);
-	} else {
-		const struct cfg *a = &l->cur->cfg, *b = &g->cfg;
-
-		if (l->sk->mode == SOCK_BIND && (a->port != b->port ||
-		    (a->address ? !b->address || strcmp(a->address, b->address) : b->address != NULL)))
-			log_msg(PR_LOG_WARNING, "reload: 'port' and 'address' take effect at the next start");
-		log_msg(PR_LOG_INFO, "reload: configuration %u in force for new sessions (%zu module%s); "
-			"%zu running session%s keep theirs", g->id, b->nmodules, b->nmodules == 1 ? "" : "s",
-			l->t.n, l->t.n == 1 ? "" : "s");
-		gen_put(l->cur);
-		l->cur = g;
+		notify_send("READY=1");
+		send_status(l);
+		return;
 	}
-	notify_send("READY=1");
-	send_status(l);
+	end_run(l);
+	if (l->pending != NULL)
+		gen_put(l->pending); /* a reload that was still resolving: this one replaces it */
+	l->pending = NULL;
+	if (g->names.nhosts == 0 || start_run(l, g) < 0) {
+		put_in_force(l, g);
+		return;
+	}
+	log_msg(PR_LOG_INFO, "reload: configuration %u loaded; resolving its %zu host name%s before it is put in "
+		"force", g->id, g->names.nhosts, g->names.nhosts == 1 ? "" : "s");
+	l->pending = g;
+}
+
+/* The resolver's run and the refresh schedule: a run that ended is
+ * published (and a pending generation put in force); the configuration
+ * in force is refreshed every names_refresh_ms(). */
+static void names_tick(struct lsn *l, int readable)
+{
+	int64_t now = now_ms();
+	char err[CFG_ERR_MAX];
+	struct gen *g = l->job_gen;
+
+	if (g != NULL) {
+		if (readable || now >= l->job.deadline || l->job.pid == 0)
+			names_job_step(&l->job, now);
+		if (!l->job.done)
+			return;
+		end_run(l);
+		if (names_publish(g, err, sizeof(err)) < 0)
+			log_msg(PR_LOG_ERR, "%s; sessions keep the last table", err);
+		if (g == l->pending) {
+			l->pending = NULL;
+			put_in_force(l, g);
+		}
+		l->next_refresh = now + names_refresh_ms();
+		return;
+	}
+	if (l->stopping || l->cur->names.nhosts == 0 || now < l->next_refresh)
+		return;
+	if (start_run(l, l->cur) < 0)
+		l->next_refresh = now + names_refresh_ms();
 }
 
 static void signal_sessions(struct lsn *l, int sig)
@@ -343,6 +427,8 @@ static void reap(struct lsn *l)
 	int status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (names_job_reaped(&l->job, pid, status))
+			continue; /* the resolver: its channel says the rest */
 		reap_report(pid, status); /* a monitor killed by a signal */
 		sessions_remove(&l->t, pid);
 		l->status_dirty = 1;
@@ -377,8 +463,8 @@ static int serve(struct lsn *l, int sfd)
 	size_t cap = 0;
 
 	for (;;) {
-		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 1 + l->t.n;
-		int timeout = -1;
+		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 2 + l->t.n;
+		int timeout = -1, jfd = l->job_gen != NULL ? l->job.fd : -1;
 
 		if (l->sk->mode == SOCK_INETD && l->t.n == 0)
 			break; /* its one session is over */
@@ -400,8 +486,16 @@ static int serve(struct lsn *l, int sfd)
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		for (size_t i = 0; i < l->t.n; i++)
 			pfd[n++] = (struct pollfd){ .fd = l->t.s[i].chan.fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = jfd, .events = POLLIN }; /* -1: ignored by poll */
 		if (l->stopping)
 			timeout = (int)(l->deadline - now_ms() > 0 ? l->deadline - now_ms() : 0);
+		if (l->job_gen != NULL || (!l->stopping && l->cur->names.nhosts > 0)) {
+			int64_t at = l->job_gen != NULL ? l->job.deadline : l->next_refresh, left = at - now_ms();
+
+			left = left < 0 ? 0 : left > 3600000 ? 3600000 : left;
+			if (timeout < 0 || left < timeout)
+				timeout = (int)left;
+		}
 		if (l->status_dirty && notify_enabled()) {
 			int64_t left = l->status_sent + 1000 - now_ms();
 
@@ -423,6 +517,7 @@ static int serve(struct lsn *l, int sfd)
 				accept_on(l, pfd[i].fd);
 		if (pfd[nl].revents & POLLIN)
 			handle_signals(l, sfd);
+		names_tick(l, jfd >= 0 && pfd[n - 1].revents != 0);
 		if (l->stopping && now_ms() >= l->deadline && l->t.n > 0)
 			stop(l, 1);
 	}
@@ -432,7 +527,9 @@ static int serve(struct lsn *l, int sfd)
 
 int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 {
-	struct lsn l = { .o = o, .sk = sk, .cur = g, .log_fd = o->log_fd, .pid_fd = -1 };
+	struct lsn l = { .o = o, .sk = sk, .cur = g, .log_fd = o->log_fd, .pid_fd = -1,
+			 .job = { .pidfd = -1, .fd = -1, .done = 1 } };
+	char err[CFG_ERR_MAX];
 	int sfd, detached = 0;
 	sigset_t mask;
 
@@ -469,6 +566,12 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 		return 1;
 	}
 	reap_watch_start();
+	/* The configured names, before any session needs them. */
+	if (names_resolve_now(g, err, sizeof(err)) < 0) {
+		log_msg(PR_LOG_ERR, "%s", err);
+		return 1;
+	}
+	l.next_refresh = now_ms() + names_refresh_ms();
 	if (sk->mode == SOCK_INETD) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
@@ -495,6 +598,9 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 		send_status(&l);
 	}
 	serve(&l, sfd);
+	end_run(&l);
+	if (l.pending != NULL)
+		gen_put(l.pending);
 	if (sk->mode != SOCK_INETD)
 		log_msg(PR_LOG_INFO, "prsyncd exiting (%zu sessions still running)", l.t.n);
 	if (l.pid_fd >= 0) {
