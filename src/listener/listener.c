@@ -335,7 +335,9 @@ static void reload(struct lsn *l)
 	reopen_log(l);
 	g = gen_load(l->o->config_path, 0, err, sizeof(err));
 	if (g != NULL) {
-		names_carry(&g->names, &(l->pending ? l->pending : l->cur)->names);
+		names_carry(&g->names, &l->cur->names);
+		if (l->pending != NULL) /* a reload still resolving: its answers are newer */
+			names_carry(&g->names, &l->pending->names);
 		if (names_publish(g, err, sizeof(err)) < 0) {
 			gen_put(g);
 			g = NULL;
@@ -384,10 +386,16 @@ static void names_tick(struct lsn *l, int readable)
 		l->next_refresh = now + names_refresh_ms();
 		return;
 	}
-	if (l->stopping || l->cur->names.nhosts == 0 || now < l->next_refresh)
+	if (l->stopping || l->cur->names.n == 0 || now < l->next_refresh)
 		return;
-	if (start_run(l, l->cur) < 0)
+	/* interfaces only: looked up here, no child */
+	if (l->cur->names.nhosts == 0 || start_run(l, l->cur) < 0) {
+		if (l->cur->names.nhosts == 0 && names_publish(l->cur, err, sizeof(err)) < 0)
+			log_msg(PR_LOG_ERR, "%s; sessions keep the last table", err);
 		l->next_refresh = now + names_refresh_ms();
+		return;
+	}
+	l->job.refresh = 1;
 }
 
 static void signal_sessions(struct lsn *l, int sig)
@@ -489,7 +497,7 @@ static int serve(struct lsn *l, int sfd)
 		pfd[n++] = (struct pollfd){ .fd = jfd, .events = POLLIN }; /* -1: ignored by poll */
 		if (l->stopping)
 			timeout = (int)(l->deadline - now_ms() > 0 ? l->deadline - now_ms() : 0);
-		if (l->job_gen != NULL || (!l->stopping && l->cur->names.nhosts > 0)) {
+		if (l->job_gen != NULL || (!l->stopping && l->cur->names.n > 0)) {
 			int64_t at = l->job_gen != NULL ? l->job.deadline : l->next_refresh, left = at - now_ms();
 
 			left = left < 0 ? 0 : left > 3600000 ? 3600000 : left;

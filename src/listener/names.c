@@ -275,7 +275,8 @@ static void summary(const struct names_job *j, int64_t now, const char *why)
 		log_msg(PR_LOG_WARNING, "resolver: %s; %zu of %zu names not reached keep their last answer "
 			"while it is younger than %d s, else they count as not resolved",
 			why, j->target->nhosts - j->next, j->target->nhosts, NAMES_MAX_AGE_MS / 1000);
-	log_msg(why != NULL || failed ? PR_LOG_WARNING : PR_LOG_INFO,
+	/* a refresh that found nothing wrong is routine: debug (syslog may drop it) */
+	log_msg(why != NULL || failed ? PR_LOG_WARNING : j->refresh ? PR_LOG_DEBUG : PR_LOG_INFO,
 		"resolver: %zu of %zu host names resolved, %zu not found, %zu failed, in %lld ms",
 		ok, j->target->nhosts, nf, failed, (long long)(now - j->started));
 }

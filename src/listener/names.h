@@ -79,6 +79,7 @@ struct names_job {
 	struct names *target;       /* whose answers the run fills */
 	size_t next;                /* the NT_HOST index expected next */
 	int64_t started, deadline;
+	int refresh;                /* a scheduled refresh (its routine summary is logged at debug level) */
 	int done;                   /* the run ended (all answered, or failed, or late) */
 };
 
