@@ -18,7 +18,8 @@
 #   - lookups that fail: a name whose DNS answer is SERVFAIL (refuses in a
 #     deny list, admits nobody in an allow list, as rsyncd 3.5.0); the
 #     name-service child killed by its seccomp filter (an NSS module that
-#     opens an inet socket), killed, or stopped (the deadline): @group
+#     opens an inet socket), killed, stopped (the deadline), or reporting
+#     a lookup error (a group file it may not read): @group
 #     :deny and a netgroup in hosts deny match, allow rules do not admit,
 #     and the log says why;
 #   - the names table refreshed and reloaded: an address that changes is
@@ -197,6 +198,15 @@ check "... the log names the call" grep -Eq "the groups of bob are not known \(t
 sed -i 's/^group: files hesiod$/group: files/' "$TMP/etc/nsswitch.conf"
 check "with the module gone from nsswitch.conf bob is served again" bash -c \
 	"RSYNC_PASSWORD=pw-bob timeout 60 rsync rsync://bob@127.0.0.1:$pport/authbob/ 2>&1 | grep -q a.txt"
+
+# A name service that reports an error (the group file unreadable to the
+# child, which runs as the worker user): the child says so, the rule
+# refuses; the monitor and rsyncd, as root, read it.
+chmod 600 "$TMP/etc/group"
+po=$(RSYNC_PASSWORD=pw-bob rsync_client "rsync://bob@127.0.0.1:$pport/authbob/" 2>&1)
+chmod 644 "$TMP/etc/group"
+check "a lookup error the child reports: @group :deny matches" grep -qx "@ERROR: auth failed on module authbob" <<<"$po"
+check "... and the log says which" grep -Eq "the groups of bob are not known \(the name service failed \(getgrgid: Permission denied\)\)" "$TMP/p.log"
 
 # --check-config makes no DNS question
 q3=$(queries)
