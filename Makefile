@@ -68,7 +68,7 @@ LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT) $(PROTO_CHMOD)
 # Sessions get the configuration as a sealed snapshot (src/priv/cfgsnap.c):
 # the parser (src/listener/config.c) is the listener's alone.
 MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(MSG_W2M) $(PROTO_FILT) $(PROTO_HASH) $(PROTO_START) \
-               build/gen/preselect_policy.c build/gen/monitor_policy.c build/gen/sanitizer_policy.c
+               build/gen/preselect_policy.c build/gen/monitor_policy.c build/gen/nschild_policy.c build/gen/sanitizer_policy.c
 WORKER_ALL   = $(WORKER_SRC) $(PROTO_SRC) $(MSG_M2W) build/gen/worker_policy.c build/gen/sanitizer_policy.c
 POLICIES    := $(wildcard policy/*.policy)
 GEN_SRC     := $(patsubst policy/%.policy,build/gen/%_policy.c,$(POLICIES))

@@ -31,9 +31,10 @@ ENTRIES = {
         # bytes from the network the session monitor acts on: a PROXY
         # header; the client's login response (relayed by the worker, so
         # also counted above); the name service's answers about the
-        # client (reverse and forward lookups, which the client's own DNS
-        # can shape) and the address the access lists are matched on
-        "network": ["proxy_read_header", "auth_check_response", "peer_names", "access_prepare"],
+        # client (its reverse lookup, which the client's own DNS can
+        # shape; the name-service child's answers about its name and its
+        # user, nsquery.c) and the address the access lists are matched on
+        "network": ["proxy_read_header", "auth_check_response", "peer_names", "access_decide"],
     },
     "prsyncd": {
         # a session monitor is untrusted once it has faced a worker
@@ -60,6 +61,12 @@ TRUSTED_DATA = {
                      "'/' of the client's, and a '..' is refused: modvars.c), the secrets file "
                      "(secrets_load), the MOTD (before the worker exists)",
         "authusers_compile": "compiles the module's auth users rules, text from the configuration snapshot (auth_begin, the module only), freeing those of the module compiled before",
+        "hosts_parse": "parses the selected module's hosts allow/deny (access_decide, the module only): "
+                       "configuration text from the snapshot, a scope's interface asked of the names "
+                       "table; the client's address and name are compared with the result by "
+                       "hosts_decide, counted",
+        "nametab_find": "a binary search of the names table (sealed by the listener, checked whole by "
+                        "nametab_parse before the worker existed) for a name of the configuration",
         "lchan_ask": "asks the listener for the selected module's slot (an index) and checks the listener's answer",
         "claim_slot": "claims a slot in the selected module through lchan_ask (the module's index is all it "
                       "takes from the request) and turns the listener's answer into rsyncd's @ERROR text",

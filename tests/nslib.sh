@@ -10,7 +10,11 @@
 #	ns_private_etc          (after the script filled $NS_HOSTS etc.)
 #
 # Variables the script may set before ns_private_etc (each is appended to
-# the copied file): NS_HOSTS, NS_NETGROUP, NS_PASSWD, NS_GROUP.
+# the copied file): NS_HOSTS, NS_NETGROUP, NS_PASSWD, NS_GROUP; and
+# (replacing the file) NS_NSSWITCH, NS_RESOLV.
+#
+# ns_reexec_net does the same in a private network namespace as well
+# (loopback only, brought up), for a test that serves DNS on port 53.
 
 ns_reexec() {
 	local script=$1; shift
@@ -23,12 +27,32 @@ ns_reexec() {
 	exit 0
 }
 
+ns_reexec_net() {
+	local script=$1; shift
+	if [ "${PRSYNCD_IN_NS:-}" = 1 ]; then
+		ip link set lo up
+		return 0
+	fi
+	if [ "$(id -u)" = 0 ] && unshare -mn --propagation private true 2>/dev/null; then
+		PRSYNCD_IN_NS=1 exec unshare -mn --propagation private bash "$script" "$@"
+	fi
+	echo "SKIP: needs root and private mount and network namespaces (unshare -mn)"
+	echo "$(basename "$script"): 0 passed, 0 failed"
+	exit 0
+}
+
 ns_private_etc() {
 	local etc=$TMP/etc
 	cp -a /etc "$etc" || return 1
 	printf '127.0.0.1 localhost\n::1 localhost ip6-localhost\n%s\n' "${NS_HOSTS:-}" > "$etc/hosts"
 	# files only: no DNS, no NIS, no systemd-userdb sockets
-	printf 'passwd: files\ngroup: files\nshadow: files\nhosts: files\nnetgroup: files\n' > "$etc/nsswitch.conf"
+	printf '%s\n' "${NS_NSSWITCH:-passwd: files
+group: files
+shadow: files
+hosts: files
+netgroup: files}" > "$etc/nsswitch.conf"
+	# the copy may be a link to the machine's own file: replaced, never written through
+	[ -z "${NS_RESOLV:-}" ] || { rm -f "$etc/resolv.conf" && printf '%s\n' "$NS_RESOLV" > "$etc/resolv.conf"; }
 	printf '%s\n' "${NS_NETGROUP:-}" > "$etc/netgroup"
 	[ -z "${NS_PASSWD:-}" ] || printf '%s\n' "$NS_PASSWD" >> "$etc/passwd"
 	[ -z "${NS_GROUP:-}" ] || printf '%s\n' "$NS_GROUP" >> "$etc/group"

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Configuration generations: the file parsed once, checked, and sealed
- * into the snapshot that every session of this generation maps.  A reload
- * builds a new generation; the old one lives until its last session is
- * reaped.
+ * into the snapshot that every session of this generation maps, with the
+ * names its hosts lists ask about (names.h; resolved and published as a
+ * table by refresh.c before sessions use it).  A reload builds a new
+ * generation; the old one lives until its last session is reaped.
  */
 #include <pwd.h>
 #include <sched.h>
@@ -100,6 +101,7 @@ struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
 		return NULL;
 	}
 	g->snap_fd = -1;
+	g->names_fd = -1;
 	if (cfg_load(path, &g->cfg, err, errlen) < 0) {
 		free(g);
 		return NULL;
@@ -120,13 +122,17 @@ struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
 	free(g->cfg.worker_chroot);
 	g->cfg.worker_chroot = dir;
 	g->cfg.bwlimit = daemon_bwlimit;
-	if ((g->snap_fd = cfgsnap_create(&g->cfg, err, errlen)) < 0)
+	if ((g->snap_fd = cfgsnap_create(&g->cfg, err, errlen)) < 0 ||
+	    names_collect(&g->cfg, &g->names, err, errlen) < 0)
 		goto fail;
 	g->refs = 1;
 	g->id = next_id++;
 	live++;
 	return g;
 fail:
+	if (g->snap_fd >= 0)
+		close(g->snap_fd);
+	names_free(&g->names); /* whatever names_collect() had made */
 	cfg_free(&g->cfg);
 	free(g);
 	return NULL;
@@ -138,6 +144,9 @@ void gen_put(struct gen *g)
 		return;
 	if (g->snap_fd >= 0)
 		close(g->snap_fd);
+	if (g->names_fd >= 0)
+		close(g->names_fd);
+	names_free(&g->names);
 	cfg_free(&g->cfg);
 	free(g);
 	live--;

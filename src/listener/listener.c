@@ -9,7 +9,9 @@
  *
  * Each session monitor starts with: fd 3 the client, fd 4 the log file
  * (with --log-fd), fd 5 the sealed configuration snapshot of the current
- * generation, fd 6 its end of the listener channel.
+ * generation, fd 6 its end of the listener channel, fd 7 the generation's
+ * sealed names table (names.h: resolved here, by a child, before the
+ * generation serves, and refreshed while it is in force).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -44,15 +46,17 @@
 /*
  * Descriptors.  A session holds one in the listener (its channel) until it
  * has claimed its module slot.  Starting one takes three more for a moment
- * (the client, the channel pair) and its child four duplicates before the
+ * (the client, the channel pair) and its child five duplicates before the
  * exec; a reload or a log reopened takes no more than that, and never at
- * the same time; a notify datagram one.  A refused client holds one until
+ * the same time; a notify datagram one.  Each generation alive holds two
+ * (its snapshot and its names table), a run of the resolver two (its
+ * channel and pidfd).  A refused client holds one until
  * it hangs up (REFUSE_MAX at most, fewer than the slack above, so that a
  * refusal always has its descriptor).  A session is started only while all
  * of that fits under the soft limit, so the listener never runs out: a
  * client it cannot serve is told so (refusal.c).
  */
-#define START_FDS 7
+#define START_FDS 8
 #define SPARE_FDS 2
 #define BUSY_ERROR "@ERROR: too many connections to this server -- try again later"
 
@@ -71,6 +75,10 @@ struct lsn {
 	size_t fd_base;          /* open when serving began, with one generation */
 	size_t fd_limit;         /* the soft RLIMIT_NOFILE */
 	struct refusals ref;     /* refused clients, until they hang up */
+	struct names_job job;    /* a run of the resolver, for cur or pending */
+	struct gen *job_gen;     /* whose names it resolves; NULL: none */
+	struct gen *pending;     /* a reloaded generation waiting for its names */
+	int64_t next_refresh;    /* of cur's names */
 };
 
 static char monitor_exe[4096];
@@ -147,7 +155,8 @@ static size_t count_fds(void)
 static size_t chan_room(const struct lsn *l)
 {
 	unsigned gens = gen_live();
-	size_t used = l->fd_base + (gens > 1 ? gens - 1 : 0) + l->t.open + l->ref.n + START_FDS + SPARE_FDS;
+	size_t used = l->fd_base + (gens > 1 ? gens - 1 : 0) * 2 + (l->job_gen != NULL) * 2 + l->t.open + l->ref.n +
+		      START_FDS + SPARE_FDS;
 
 	return used < l->fd_limit ? l->fd_limit - used : 0;
 }
@@ -179,13 +188,14 @@ static void exec_monitor(const struct lsn *l, int client, int chan, char *const 
 	int l2 = l->log_fd >= 0 ? fcntl(l->log_fd, F_DUPFD_CLOEXEC, 10) : -1;
 	int s2 = fcntl(l->cur->snap_fd, F_DUPFD_CLOEXEC, 10);
 	int h2 = fcntl(chan, F_DUPFD_CLOEXEC, 10);
-	if (c2 < 0 || s2 < 0 || h2 < 0 || (l->log_fd >= 0 && l2 < 0) ||
+	int n2 = fcntl(l->cur->names_fd, F_DUPFD_CLOEXEC, 10);
+	if (c2 < 0 || s2 < 0 || h2 < 0 || n2 < 0 || (l->log_fd >= 0 && l2 < 0) ||
 	    dup2(c2, PR_FD_CLIENT) < 0 || dup2(s2, PR_FD_CFG) < 0 || dup2(h2, PR_FD_LISTENER) < 0 ||
-	    (l2 >= 0 ? dup2(l2, PR_FD_LOG) < 0 : (close(PR_FD_LOG), 0))) {
+	    dup2(n2, PR_FD_NAMES) < 0 || (l2 >= 0 ? dup2(l2, PR_FD_LOG) < 0 : (close(PR_FD_LOG), 0))) {
 		exec_errno = errno;
 		_exit(127);
 	}
-	close_range(PR_FD_LISTENER + 1, ~0U, 0);
+	close_range(PR_FD_NAMES + 1, ~0U, 0);
 	null_stdio();
 	/* The session's own process group, which its worker inherits and
 	 * cannot leave (worker.policy has no setpgid or setsid): see reap(). */
@@ -381,6 +391,48 @@ static void warn_activated(const struct lsn *l, const struct cfg *c)
 			addr ? addr : "(all)");
 }
 
+/* A loaded generation with its names table takes over new sessions. */
+static void put_in_force(struct lsn *l, struct gen *g)
+{
+	const struct cfg *a = &l->cur->cfg, *b = &g->cfg;
+
+	if (a->port != b->port || (a->address ? !b->address || strcmp(a->address, b->address) : b->address != NULL)) {
+		if (l->sk->mode == SOCK_BIND)
+			log_msg(PR_LOG_WARNING, "reload: 'port' and 'address' take effect at the next start");
+		else
+			warn_activated(l, b);
+	}
+	log_msg(PR_LOG_INFO, "reload: configuration %u in force for new sessions (%zu module%s); "
+		"%zu running session%s keep theirs", g->id, b->nmodules, b->nmodules == 1 ? "" : "s",
+		l->t.n, l->t.n == 1 ? "" : "s");
+	gen_put(l->cur);
+	l->cur = g;
+	l->next_refresh = now_ms() + names_refresh_ms();
+	notify_send("READY=1");
+	send_status(l);
+}
+
+static void end_run(struct lsn *l)
+{
+	names_job_end(&l->job);
+	l->job_gen = NULL;
+}
+
+static int start_run(struct lsn *l, struct gen *g)
+{
+	if (names_start(&l->job, g) < 0)
+		return -1;
+	l->job_gen = g;
+	return 0;
+}
+
+/*
+ * A reloaded generation is put in force once its host names are resolved
+ * (a run of at most NAMES_RUN_MS, names.h): until then the previous one
+ * serves, with its own rules and answers, so no deny list ever goes
+ * unjudged and a new allow-listed name is not refused for want of an
+ * answer.  Answers of names both share are carried over meanwhile.
+ */
 static void reload(struct lsn *l)
 {
 	struct timespec ts;
@@ -392,25 +444,69 @@ static void reload(struct lsn *l)
 		    (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000);
 	reopen_log(l);
 	g = gen_load(l->o->config_path, 0, err, sizeof(err));
+	if (g != NULL) {
+		names_carry(&g->names, &l->cur->names);
+		if (l->pending != NULL) /* a reload still resolving: its answers are newer */
+			names_carry(&g->names, &l->pending->names);
+		if (names_publish(g, err, sizeof(err)) < 0) {
+			gen_put(g);
+			g = NULL;
+		}
+	}
 	if (g == NULL) {
 		log_msg(PR_LOG_ERR, "reload: %s; configuration %u stays in force", err, l->cur->id);
-	} else {
-		const struct cfg *a = &l->cur->cfg, *b = &g->cfg;
-
-		if (a->port != b->port || (a->address ? !b->address || strcmp(a->address, b->address) : b->address != NULL)) {
-			if (l->sk->mode == SOCK_BIND)
-				log_msg(PR_LOG_WARNING, "reload: 'port' and 'address' take effect at the next start");
-			else
-				warn_activated(l, b);
-		}
-		log_msg(PR_LOG_INFO, "reload: configuration %u in force for new sessions (%zu module%s); "
-			"%zu running session%s keep theirs", g->id, b->nmodules, b->nmodules == 1 ? "" : "s",
-			l->t.n, l->t.n == 1 ? "" : "s");
-		gen_put(l->cur);
-		l->cur = g;
+		notify_send("READY=1");
+		send_status(l);
+		return;
 	}
-	notify_send("READY=1");
-	send_status(l);
+	end_run(l);
+	if (l->pending != NULL)
+		gen_put(l->pending); /* a reload that was still resolving: this one replaces it */
+	l->pending = NULL;
+	if (g->names.nhosts == 0 || start_run(l, g) < 0) {
+		put_in_force(l, g);
+		return;
+	}
+	log_msg(PR_LOG_INFO, "reload: configuration %u loaded; resolving its %zu host name%s before it is put in "
+		"force", g->id, g->names.nhosts, g->names.nhosts == 1 ? "" : "s");
+	l->pending = g;
+}
+
+
+/* The resolver's run and the refresh schedule: a run that ended is
+ * published (and a pending generation put in force); the configuration
+ * in force is refreshed every names_refresh_ms(). */
+static void names_tick(struct lsn *l, int readable)
+{
+	int64_t now = now_ms();
+	char err[CFG_ERR_MAX];
+	struct gen *g = l->job_gen;
+
+	if (g != NULL) {
+		if (readable || now >= l->job.deadline || l->job.pid == 0)
+			names_job_step(&l->job, now);
+		if (!l->job.done)
+			return;
+		end_run(l);
+		if (names_publish(g, err, sizeof(err)) < 0)
+			log_msg(PR_LOG_ERR, "%s; sessions keep the last table", err);
+		if (g == l->pending) {
+			l->pending = NULL;
+			put_in_force(l, g);
+		}
+		l->next_refresh = now + names_refresh_ms();
+		return;
+	}
+	if (l->stopping || l->cur->names.n == 0 || now < l->next_refresh)
+		return;
+	/* interfaces only: looked up here, no child */
+	if (l->cur->names.nhosts == 0 || start_run(l, l->cur) < 0) {
+		if (l->cur->names.nhosts == 0 && names_publish(l->cur, err, sizeof(err)) < 0)
+			log_msg(PR_LOG_ERR, "%s; sessions keep the last table", err);
+		l->next_refresh = now + names_refresh_ms();
+		return;
+	}
+	l->job.refresh = 1;
 }
 
 static void signal_sessions(struct lsn *l, int sig)
@@ -475,6 +571,8 @@ static void reap(struct lsn *l)
 			(void)kill(-pid, SIGKILL);
 		if (waitpid(pid, &status, 0) != pid)
 			break;
+		if (names_job_reaped(&l->job, pid, status))
+			continue; /* the resolver: its channel says the rest */
 		reap_report(pid, status); /* a monitor killed by a signal */
 		sessions_remove(&l->t, pid);
 		l->status_dirty = 1;
@@ -509,8 +607,8 @@ static int serve(struct lsn *l, int sfd)
 	size_t cap = 0;
 
 	for (;;) {
-		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 1 + l->t.n + l->ref.n, nr = l->ref.n;
-		int timeout = -1;
+		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 2 + l->t.n + l->ref.n, nr = l->ref.n;
+		int timeout = -1, jfd = l->job_gen != NULL ? l->job.fd : -1;
 
 		if (l->sk->mode == SOCK_INETD && l->t.n == 0)
 			break; /* its one session is over */
@@ -534,9 +632,17 @@ static int serve(struct lsn *l, int sfd)
 			pfd[n++] = (struct pollfd){ .fd = l->t.s[i].chan.fd, .events = POLLIN };
 		refusal_poll(&l->ref, pfd + n, &timeout);
 		n += nr;
+		pfd[n++] = (struct pollfd){ .fd = jfd, .events = POLLIN }; /* -1: ignored by poll */
 		if (l->stopping) {
 			int64_t left = l->deadline - now_ms() > 0 ? l->deadline - now_ms() : 0;
 
+			if (timeout < 0 || left < timeout)
+				timeout = (int)left;
+		}
+		if (l->job_gen != NULL || (!l->stopping && l->cur->names.n > 0)) {
+			int64_t at = l->job_gen != NULL ? l->job.deadline : l->next_refresh, left = at - now_ms();
+
+			left = left < 0 ? 0 : left > 3600000 ? 3600000 : left;
 			if (timeout < 0 || left < timeout)
 				timeout = (int)left;
 		}
@@ -554,7 +660,7 @@ static int serve(struct lsn *l, int sfd)
 		}
 		/* Refused clients and channels first: the orders of ref and
 		 * of the table are what pfd was built from. */
-		refusal_sweep(&l->ref, pfd + n - nr);
+		refusal_sweep(&l->ref, pfd + n - 1 - nr);
 		for (size_t i = 0; i < l->t.n; i++)
 			if (pfd[nl + 1 + i].revents && l->t.s[i].chan.fd == pfd[nl + 1 + i].fd)
 				sessions_serve(&l->t, &l->t.s[i]);
@@ -565,6 +671,7 @@ static int serve(struct lsn *l, int sfd)
 			handle_signals(l, sfd);
 		if (l->stopping && now_ms() >= l->deadline && l->t.n > 0)
 			stop(l, 1);
+		names_tick(l, jfd >= 0 && pfd[n - 1].revents != 0);
 	}
 	free(pfd);
 	return 0;
@@ -618,7 +725,9 @@ static int start_up(struct lsn *l, int *sfd, int *detached)
 
 int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 {
-	struct lsn l = { .o = o, .sk = sk, .cur = g, .log_fd = o->log_fd, .pid_fd = -1 };
+	struct lsn l = { .o = o, .sk = sk, .cur = g, .log_fd = o->log_fd, .pid_fd = -1,
+			 .job = { .pidfd = -1, .fd = -1, .done = 1 } };
+	char err[CFG_ERR_MAX];
 	int sfd = -1, detached = 0, rc = 0;
 
 	starting = sk->mode != SOCK_INETD;
@@ -626,6 +735,13 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 		rc = 1;
 		goto out;
 	}
+	/* The configured names, before any session needs them. */
+	if (names_resolve_now(g, err, sizeof(err)) < 0) {
+		listener_err("%s", err);
+		rc = 1;
+		goto out;
+	}
+	l.next_refresh = now_ms() + names_refresh_ms();
 	starting = 0; /* from here on the log alone */
 	l.fd_base = count_fds();
 	if (l.fd_limit < MAX_SESSIONS + l.fd_base + START_FDS + SPARE_FDS + REFUSE_MAX && sk->mode != SOCK_INETD)
@@ -660,6 +776,9 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 		log_msg(PR_LOG_INFO, "prsyncd exiting (%zu sessions still running)", l.t.n);
 out:
 	starting = 0;
+	end_run(&l);
+	if (l.pending != NULL)
+		gen_put(l.pending);
 	refusal_drain(&l.ref);
 	if (l.pid_fd >= 0) {
 		unlink(o->pid_file);

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "lchan.h"
+#include "names.h"
 
 #define MAX_LISTEN 16        /* listening sockets, bound or inherited */
 #define MAX_SESSIONS 16384   /* concurrent sessions the listener tracks */
@@ -19,6 +20,8 @@
 struct gen {
 	struct cfg cfg;       /* worker_chroot is the effective directory */
 	int snap_fd;          /* sealed memfd (cfgsnap.h), inherited by sessions */
+	struct names names;   /* the names its lists ask about, and the answers */
+	int names_fd;         /* sealed names table (nametab.h) of the answers; -1 until published */
 	unsigned refs;        /* sessions using it, +1 while it is current */
 	unsigned id;          /* 1, 2, ...: for log lines */
 };
@@ -32,6 +35,19 @@ void gen_put(struct gen *g);
 unsigned gen_live(void);
 /* The daemon's --bwlimit (KiB/s, 0 = none) for every generation to come. */
 void gen_set_bwlimit(int kib);
+
+/* --- refresh.c: a generation's names table --------------------------------- */
+
+/* Interfaces looked up again and a new sealed table of g's answers put in
+ * place of the old one (sessions started from now on get it).  0, or -1
+ * with err (the old table stays). */
+int names_publish(struct gen *g, char *err, size_t errlen);
+/* Start a run of the resolver for g's host names, as the worker user. */
+int names_start(struct names_job *j, struct gen *g);
+/* A run for g waited for here (start-up, inetd mode), then published. */
+int names_resolve_now(struct gen *g, char *err, size_t errlen);
+/* Between two runs for the configuration in force: NAMES_REFRESH_MS. */
+int64_t names_refresh_ms(void);
 
 /* The start-up checks of docs/architecture.md section 10; *chroot_dir is
  * the directory workers will use. */

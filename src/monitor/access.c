@@ -1,74 +1,93 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Access decisions for a session (access.h): the name service answers for
- * hosts.c, asked before the worker exists, cached per session.
+ * Access decisions at selection (access.h): the selected module's lists
+ * parsed, and hosts.c's name service answered from the names table and
+ * the name-service child, each answer that is not a plain yes or no
+ * logged with what it counts as.
  */
-#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "access.h"
 #include "hosts.h"
 #include "log.h"
+#include "monotime.h"
+#include "nametab.h"
+#include "nsquery.h"
 
-struct lookups {
-	const struct hosts_peer *peer;
-	size_t n;
-	int warned;
-	struct { char *key; int answer; } e[ACCESS_LOOKUPS_MAX];
+struct actx {
+	const struct cfg_module *m;
+	const struct nametab *names;
+	struct nsq *q;
+	const struct hosts_peer *p;
+	int64_t deadline;        /* for the name-service child: one per decision */
 };
 
-/* The cached answer for key, or compute(...) stored under it. */
-static int cached(struct lookups *l, const char *key, int (*compute)(const struct hosts_peer *, const char *, const char *),
-		  const char *arg, const char *arg2)
+/* A token that cannot be judged, and what it counts as.  Not finding a
+ * name is ordinary (INFO); anything else is a failure (WARNING). */
+static void note(const struct actx *x, int level, int deny, const char *token, const char *what)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->e[i].key, key) == 0)
-			return l->e[i].answer;
-	if (l->n == ACCESS_LOOKUPS_MAX || (l->e[l->n].key = strdup(key)) == NULL) {
-		if (!l->warned++)
-			log_msg(PR_LOG_WARNING, "hosts allow/deny: more than %d names to look up; "
-				"the rest count as unresolvable", ACCESS_LOOKUPS_MAX);
-		return -1;
+	log_msg((enum pr_log_level)level, "module %s: %s '%s' %s: it %s", x->m->name,
+		deny ? "hosts deny" : "hosts allow", token, what, deny ? "counts as matching" : "does not admit");
+}
+
+static const char *status_text(uint32_t status)
+{
+	switch (status) {
+	case NT_NOTFOUND: return "does not resolve";
+	case NT_FAILED: return "could not be resolved";
+	default: return "is not resolved yet";
 	}
-	l->e[l->n].answer = compute(l->peer, arg, arg2);
-	return l->e[l->n++].answer;
 }
 
 /* rsyncd asks gethostbyname: IPv4 addresses only. */
-static int resolve(const struct hosts_peer *p, const char *name, const char *unused)
+static int ns_forward(void *ctx, const char *name, int deny)
 {
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res, *r;
-	int found = 0;
+	const struct actx *x = ctx;
+	struct nametab_answer a;
 
-	if (getaddrinfo(name, NULL, &hints, &res) != 0)
+	if (!nametab_find(x->names, NT_HOST, name, &a)) {
+		note(x, PR_LOG_WARNING, deny, name, "is not in the names table");
 		return -1;
-	for (r = res; r != NULL && !found; r = r->ai_next)
-		found = p->family == AF_INET &&
-			memcmp(&((struct sockaddr_in *)(void *)r->ai_addr)->sin_addr, p->addr, 4) == 0;
-	freeaddrinfo(res);
-	return found;
+	}
+	if (a.status != NT_RESOLVED) {
+		note(x, a.status == NT_NOTFOUND ? PR_LOG_INFO : PR_LOG_WARNING, deny, name, status_text(a.status));
+		return -1;
+	}
+	for (uint32_t i = 0; i < a.naddr; i++)
+		if (x->p->family == AF_INET && memcmp(&a.addrs[i], x->p->addr, 4) == 0)
+			return 1;
+	return 0;
 }
 
-static int in_netgroup(const struct hosts_peer *p, const char *group, const char *host)
+static int ns_netgroup(void *ctx, const char *group, const char *host, int deny)
 {
-	return innetgr(group, host, NULL, NULL) == 1;
+	const struct actx *x = ctx;
+	char what[320];
+	int r = nsq_netgroup(x->q, group, host, x->deadline);
+
+	if (r < 0) {
+		snprintf(what, sizeof(what), "could not be checked (%s)", x->q->why);
+		note(x, PR_LOG_WARNING, deny, group, what);
+	}
+	return r;
 }
 
-static int ns_forward(void *ctx, const char *name)
+static void ns_unjudged(void *ctx, const char *token, const char *why, int deny)
 {
-	return cached(ctx, name, resolve, name, NULL);
+	note(ctx, PR_LOG_WARNING, deny, token, why);
 }
 
-static int ns_netgroup(void *ctx, const char *group, const char *host)
+/* An interface named in a scope: its index from the table, 0 if the
+ * listener found no such interface, -1 if that is not known. */
+static long scope_index(void *ctx, const char *ifname)
 {
-	char key[2 * HOSTS_TOKEN_MAX + 4];
+	struct nametab_answer a;
 
-	/* the name asked about depends on the module's "reverse lookup" */
-	snprintf(key, sizeof(key), "@%s %.*s", group, (int)HOSTS_TOKEN_MAX, host);
-	return cached(ctx, key, in_netgroup, group, host);
+	if (!nametab_find(ctx, NT_IFACE, ifname, &a) || (a.status != NT_RESOLVED && a.status != NT_NOTFOUND))
+		return -1;
+	return a.status == NT_RESOLVED ? (long)a.ifindex : 0;
 }
 
 /* The client's address for hosts.c; none (AF_UNSPEC: the memset) for a
@@ -90,81 +109,35 @@ static void peer_of(const struct access_client *c, struct hosts_peer *p)
 	}
 }
 
-int access_compile(struct access *a, const struct cfg *cfg)
+int access_decide(const struct cfg_module *m, const struct access_client *c, const struct nametab *names,
+		  struct nsq *q, char *shown, size_t showlen)
 {
-	memset(a, 0, sizeof(*a));
-	a->allow = calloc(cfg->nmodules + 1, sizeof(*a->allow));
-	a->deny = calloc(cfg->nmodules + 1, sizeof(*a->deny));
-	if (a->allow == NULL || a->deny == NULL) {
-		access_free(a);
-		log_msg(PR_LOG_ERR, "hosts allow/deny: out of memory");
-		return -1;
-	}
-	/* a->n counts the modules whose lists are parsed, for access_free */
-	for (; a->n < cfg->nmodules; a->n++)
-		if (hosts_parse(&a->allow[a->n], cfg->modules[a->n].hosts_allow) < 0 ||
-		    hosts_parse(&a->deny[a->n], cfg->modules[a->n].hosts_deny) < 0) {
-			hosts_list_free(&a->allow[a->n]);
-			access_free(a);
-			log_msg(PR_LOG_ERR, "hosts allow/deny: out of memory");
-			return -1;
-		}
-	return 0;
-}
-
-int access_prepare(struct access *a, const struct cfg *cfg, const struct access_client *c)
-{
-	struct lookups l = { 0 };
 	struct hosts_peer p;
-	struct hosts_ns ns = { ns_forward, ns_netgroup, &l };
-	char shown[HOSTS_TOKEN_MAX + 1];
-	int rc = 0;
+	struct actx x = { m, names, q, &p, now_ms() + NSQ_TIMEOUT_MS };
+	struct hosts_ns ns = { ns_forward, ns_netgroup, &x, ns_unjudged };
+	struct hosts_scopes sc = { scope_index, (void *)(uintptr_t)names };
+	struct hosts_list allow, deny;
+	char named[HOSTS_TOKEN_MAX + 1];
+	int ok = 0;
 
-	/* One entry per module of cfg: the caller comes here only after
-	 * access_compile() parsed them all (a->n == cfg->nmodules). */
-	a->allowed = calloc(a->n + 1, 1);
-	a->shown = calloc(a->n + 1, sizeof(*a->shown));
-	if (a->allowed == NULL || a->shown == NULL)
-		rc = -1;
 	peer_of(c, &p);
-	l.peer = &p;
-	for (size_t i = 0; i < a->n && rc == 0; i++) {
-		const struct cfg_module *m = &cfg->modules[i];
-
-		p.name = cfg->reverse_lookup || !m->reverse_lookup || c->rname == NULL ? c->host : c->rname;
-		p.undetermined = strcmp(p.name, "UNDETERMINED") == 0;
-		a->allowed[i] = (unsigned char)hosts_decide(&a->allow[i], &a->deny[i], &p, m->forward_lookup, &ns,
-							    shown, sizeof(shown));
-		if (shown[0] || p.name != c->host)
-			rc = (a->shown[i] = strdup(shown[0] ? shown : p.name)) == NULL ? -1 : 0;
-	}
-	for (size_t i = 0; i < l.n; i++)
-		free(l.e[i].key);
-	if (rc < 0)
-		log_msg(PR_LOG_ERR, "hosts allow/deny: out of memory");
-	return rc;
-}
-
-int access_allowed(const struct access *a, size_t i, const char **host)
-{
-	if (i >= a->n)
+	/* the looked-up name where the module wants it and the global
+	 * section did not make it the connect-time name already */
+	p.name = c->global_reverse || !m->reverse_lookup || c->rname == NULL ? c->host : c->rname;
+	p.undetermined = strcmp(p.name, "UNDETERMINED") == 0;
+	snprintf(shown, showlen, "%s", p.name);
+	if (hosts_parse(&allow, m->hosts_allow, &sc) < 0) {
+		log_msg(PR_LOG_ERR, "module %s: hosts allow/deny: out of memory", m->name);
 		return 0;
-	if (a->shown[i] != NULL)
-		*host = a->shown[i];
-	return a->allowed[i];
-}
-
-void access_free(struct access *a)
-{
-	for (size_t i = 0; a->shown && i < a->n; i++)
-		free(a->shown[i]);
-	for (size_t i = 0; a->allow && i < a->n; i++) {
-		hosts_list_free(&a->allow[i]);
-		hosts_list_free(&a->deny[i]);
 	}
-	free(a->allow);
-	free(a->deny);
-	free(a->shown);
-	free(a->allowed);
-	memset(a, 0, sizeof(*a));
+	if (hosts_parse(&deny, m->hosts_deny, &sc) < 0) {
+		log_msg(PR_LOG_ERR, "module %s: hosts allow/deny: out of memory", m->name);
+	} else {
+		ok = hosts_decide(&allow, &deny, &p, m->forward_lookup, &ns, named, sizeof(named));
+		if (named[0])
+			snprintf(shown, showlen, "%s", named);
+		hosts_list_free(&deny);
+	}
+	hosts_list_free(&allow);
+	return ok;
 }

@@ -2,7 +2,8 @@
 /*
  * Daemon authentication (auth.h).  Every input of auth_check_response()
  * comes from the client: the line is split once, the rules are walked once
- * (one group lookup for the user, at most), the secrets file's lines
+ * (one question to the name-service child for the user's groups, at the
+ * first @group rule, at most), the secrets file's lines
  * (read by secrets_load() before the challenge, from the module's
  * configuration alone) are scanned once, and the response is compared in
  * constant time.
@@ -10,10 +11,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,100 +25,19 @@
 #include "authusers.h"
 #include "log.h"
 #include "md4.h"
+#include "monotime.h"
+#include "nsquery.h"
+#include "nsrec.h"
 #include "safeopen.h"
 #include "wildmatch.h"
 
-#define AUTH_GROUPS_MAX 64     /* groups of one user considered for @group rules */
 #define SECRET_LINE 1024       /* rsyncd reads the secrets file in lines of this size */
-#define MEMBERSHIPS_MAX 262144 /* (user, group) pairs read for @group rules */
 #define SECRETS_MAX (1 << 20)  /* bytes of a secrets file read */
 
 /* The "auth users" rules of the module auth_begin() was last called for,
  * compiled from its configuration (a session logs in to one module). */
 static struct authusers users;
 static const struct cfg_module *users_of;
-
-/*
- * Group memberships for @group rules, read before the worker exists: the
- * monitor is filtered from the first worker record on and NSS needs what
- * the filter forbids (files, nscd's socket, modules).  One pass over the
- * group database (members) and one over the users (their primary group,
- * listed first, as getgrouplist() lists it); read only when a module has
- * a @group rule.
- */
-static struct membership { char *user, *group; int primary; } *members;
-static size_t nmembers;
-
-static void add_member(const char *user, const char *group, int primary)
-{
-	if (nmembers == MEMBERSHIPS_MAX || user == NULL || group == NULL || strlen(group) >= 256)
-		return;
-	if ((members[nmembers].user = strdup(user)) == NULL || (members[nmembers].group = strdup(group)) == NULL) {
-		free(members[nmembers].user);
-		return;
-	}
-	members[nmembers++].primary = primary;
-}
-
-struct gidname { gid_t gid; size_t seq; char *name; };
-
-/* By gid, then by order in the database: the first group of a gid names it,
- * as getgrgid() would. */
-static int by_gid(const void *a, const void *b)
-{
-	const struct gidname *x = a, *y = b;
-
-	if (x->gid != y->gid)
-		return x->gid < y->gid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static void load_memberships(void)
-{
-	struct gidname *gids = calloc(MEMBERSHIPS_MAX, sizeof(*gids));
-	size_t ngids = 0;
-	struct group *gr;
-	struct passwd *pw;
-
-	if (members != NULL || gids == NULL || (members = calloc(MEMBERSHIPS_MAX, sizeof(*members))) == NULL) {
-		free(gids);
-		return;
-	}
-	setgrent();
-	while ((gr = getgrent()) != NULL && ngids < MEMBERSHIPS_MAX) {
-		if ((gids[ngids].name = strdup(gr->gr_name)) != NULL) {
-			gids[ngids].seq = ngids;
-			gids[ngids++].gid = gr->gr_gid;
-		}
-		for (char **m = gr->gr_mem; m && *m; m++)
-			add_member(*m, gr->gr_name, 0);
-	}
-	endgrent();
-	/* Sorted once, so each user's primary group costs a binary search. */
-	qsort(gids, ngids, sizeof(*gids), by_gid);
-	setpwent();
-	while ((pw = getpwent()) != NULL) {
-		size_t lo = 0, hi = ngids;
-
-		while (lo < hi) { /* the first entry with gid >= pw_gid */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (gids[mid].gid < pw->pw_gid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < ngids && gids[lo].gid == pw->pw_gid)
-			add_member(pw->pw_name, gids[lo].name, 1);
-	}
-	endpwent();
-	if (nmembers == MEMBERSHIPS_MAX)
-		log_msg(PR_LOG_WARNING, "daemon auth: more than %d group memberships; @group rules see the first",
-			MEMBERSHIPS_MAX);
-	for (size_t i = 0; i < ngids; i++)
-		free(gids[i].name);
-	free(gids);
-}
 
 static const struct digest {
 	const char *name, *evp;
@@ -183,13 +101,8 @@ static void b64(const unsigned char *d, size_t len, char *out)
 	out[o] = '\0';
 }
 
-int auth_init(struct auth *a, const struct cfg *c)
+int auth_init(struct auth *a)
 {
-	for (size_t i = 0; i < c->nmodules; i++)
-		if (c->modules[i].auth_users && strchr(c->modules[i].auth_users, '@')) {
-			load_memberships();
-			break;
-		}
 	memset(a, 0, sizeof(*a));
 	a->digest = -1;
 	if (libcrypto_load() < 0)
@@ -355,7 +268,8 @@ int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, con
 	}
 	users_of = NULL;
 	if (authusers_compile(&users, m->auth_users) < 0) {
-		log_msg(PR_LOG_ERR, "daemon auth: out of memory");
+		log_msg(PR_LOG_ERR, "daemon auth: module %s: the auth users rules cannot be compiled (out of memory)",
+			m->name);
 		snprintf(text, textlen, "@ERROR: auth failed on module %s", m->name);
 		return -1;
 	}
@@ -446,61 +360,57 @@ static const char *check_secret(const struct auth *a, const char *user, const ch
 	return err;
 }
 
-/* The names of user's groups (primary first, each once), for @group rules. */
-static size_t user_groups(const char *user, char names[][256])
-{
-	size_t k = 0;
-
-	for (int primary = 1; primary >= 0; primary--) {
-		for (size_t i = 0; i < nmembers && k < AUTH_GROUPS_MAX; i++) {
-			size_t j = 0;
-
-			if (members[i].primary != primary || strcmp(members[i].user, user) != 0)
-				continue;
-			while (j < k && strcmp(names[j], members[i].group) != 0)
-				j++;
-			if (j == k)
-				snprintf(names[k++], 256, "%s", members[i].group);
-		}
-	}
-	return k;
-}
-
 /*
  * The first of module m's "auth users" rules (authusers.h, compiled by
- * auth_begin) that matches
- * user: 'd' (:deny), 'r' (:ro), 'w' (:rw) or ' ' (none); 0 if none
- * matches.  A @group rule names the matched group in group.
+ * auth_begin) that matches user, in rsyncd's order: 'd' (:deny), 'r'
+ * (:ro), 'w' (:rw) or ' ' (none); 0 if none matches.  A @group rule
+ * names the matched group in group.  The user's groups are asked of the
+ * name-service child at the first @group rule; if that fails, a @group
+ * rule with :deny matches and any other @group rule does not: a rule is
+ * never skipped in the client's favour.
  */
-static int match_rule(const struct cfg_module *m, const char *user, char *group, size_t grouplen)
+static int match_rule(const struct cfg_module *m, const char *user, char *group, size_t grouplen, struct nsq *q)
 {
-	static char names[AUTH_GROUPS_MAX][256];
-	long ngroups = -1;
+	struct nsq_groups g = { 0 };
+	int got = 0, kind = 0; /* got: 1 the groups are known, -1 asking failed */
+	char clean[PR_TEXT_MAX * 4 + 1];
 
 	if (m != users_of)
 		return 0;
-	for (size_t k = 0; k < users.n; k++) {
+	for (size_t k = 0; k < users.n && kind == 0; k++) {
 		const struct authuser_rule *r = &users.r[k];
 
-		if (!r->group && pr_wild_run(r->prog, user, strlen(user), PR_WILD_START))
-			return r->kind;
-		if (r->group && ngroups < 0)
-			ngroups = (long)user_groups(user, names);
-		for (long i = 0; r->group && i < ngroups; i++) {
-			if (pr_wild_run(r->prog, names[i], strlen(names[i]), PR_WILD_START)) {
-				snprintf(group, grouplen, "%s", names[i]);
-				return r->kind;
+		if (!r->group) {
+			if (pr_wild_run(r->prog, user, strlen(user), PR_WILD_START))
+				kind = r->kind;
+			continue;
+		}
+		if (got == 0 && (got = nsq_groups(q, user, now_ms() + NSQ_TIMEOUT_MS, &g) == 0 ? 1 : -1) < 0) {
+			log_sanitize(clean, sizeof(clean), user);
+			log_msg(PR_LOG_WARNING, "auth users of module %s: the groups of %s are not known (%s): "
+				"a @group rule with :deny matches, the others do not", m->name, clean, q->why);
+		}
+		if (got < 0) {
+			if (r->kind == 'd')
+				kind = 'd';
+			continue;
+		}
+		for (size_t i = 0; i < g.n && kind == 0; i++) {
+			if (pr_wild_run(r->prog, g.name[i], strlen(g.name[i]), PR_WILD_START)) {
+				snprintf(group, grouplen, "%s", g.name[i]);
+				kind = r->kind;
 			}
 		}
 	}
-	return 0;
+	nsq_groups_free(&g);
+	return kind;
 }
 
 int auth_check_response(struct auth *a, const struct cfg_module *m, const char *line, const char *host,
-			const char *addr)
+			const char *addr, struct nsq *q)
 {
 	const char *sp = strchr(line, ' '), *err;
-	char user[PR_TEXT_MAX], group[256] = "", clean[LOG_ESCAPED(PR_TEXT_MAX)];
+	char user[PR_TEXT_MAX], group[NSREC_TEXT_MAX + 1] = "", clean[LOG_ESCAPED(PR_TEXT_MAX)];
 	int kind;
 
 	if (sp == NULL || a->digest < 0) {
@@ -517,7 +427,7 @@ int auth_check_response(struct auth *a, const struct cfg_module *m, const char *
 	 * does, and escaped wherever the name is logged. */
 	if (strlen(user) >= PR_NAME_MAX)
 		err = "invalid username (longer than 255 bytes)";
-	else if ((kind = match_rule(m, user, group, sizeof(group))) == 0)
+	else if ((kind = match_rule(m, user, group, sizeof(group), q)) == 0)
 		err = "no matching rule";
 	else
 		err = kind == 'd' ? "denied by rule" : check_secret(a, user, group[0] ? group : NULL, sp + 1);

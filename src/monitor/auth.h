@@ -49,7 +49,7 @@ struct auth {
 
 /* Before the worker exists: the nonce, and OpenSSL's digests fetched so
  * that nothing is loaded later.  0, or -1 (logged). */
-int auth_init(struct auth *a, const struct cfg *c);
+int auth_init(struct auth *a);
 
 /*
  * Module m needs a login: choose the digest, check "auth digest", make the
@@ -62,14 +62,18 @@ int auth_begin(struct auth *a, const struct cfg_module *m, const char *host, con
 
 /*
  * The client's response line (untrusted, relayed by the worker): its user
- * must match an "auth users" rule that is not :deny, and its response
+ * must match an "auth users" rule that is not :deny (the first that
+ * matches decides, as in rsyncd; the user's groups for @group rules come
+ * from the name-service child q, and if they cannot be had a @group :deny
+ * rule matches and the other @group rules do not), and its response
  * must be the digest of a password of the secrets file for that user (or
  * for the @group whose rule matched) and the challenge.  0 if it
  * authenticates, -1 otherwise (logged with rsyncd's reason).  One check
  * per auth_begin(): it wipes what auth_begin() read.
  */
+struct nsq;
 int auth_check_response(struct auth *a, const struct cfg_module *m, const char *line, const char *host,
-			const char *addr);
+			const char *addr, struct nsq *q);
 
 /* Wipe what auth_begin() read, for a session that ends without a response. */
 void auth_forget(struct auth *a);

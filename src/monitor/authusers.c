@@ -7,7 +7,11 @@
 #include <string.h>
 
 #include "authusers.h"
+#include "config.h"
 #include "wildmatch.h"
+
+/* A rule comes from one configuration line: the compiler takes it whole. */
+_Static_assert(CFG_MAX_LINE <= PR_WILD_PAT_MAX, "an auth users rule fits the pattern compiler");
 
 /* The ":deny" / ":ro" / ":rw" option after a rule. */
 static char kind_of(const char *opt)
@@ -21,13 +25,17 @@ static char kind_of(const char *opt)
 
 static int add(struct authusers *u, const char *s, size_t n)
 {
-	char tok[AUTHUSERS_RULE_MAX], *opt;
+	char *tok, *opt;
 	struct authuser_rule *g, *r;
 
+	if (n > PR_WILD_PAT_MAX || (tok = malloc(n + 1)) == NULL)
+		return -1;
 	memcpy(tok, s, n);
 	tok[n] = '\0';
-	if ((g = realloc(u->r, (u->n + 1) * sizeof(*g))) == NULL)
+	if ((g = realloc(u->r, (u->n + 1) * sizeof(*g))) == NULL) {
+		free(tok);
 		return -1;
+	}
 	u->r = g;
 	r = &u->r[u->n];
 	r->kind = ' ';
@@ -36,7 +44,9 @@ static int add(struct authusers *u, const char *s, size_t n)
 		r->kind = kind_of(opt);
 	}
 	r->group = tok[0] == '@';
-	if ((r->prog = pr_wild_compile(tok + r->group, PR_WILD_STREAM)) == NULL)
+	r->prog = pr_wild_compile(tok + r->group, PR_WILD_STREAM);
+	free(tok);
+	if (r->prog == NULL)
 		return -1;
 	u->n++;
 	return 0;
@@ -56,7 +66,7 @@ int authusers_compile(struct authusers *u, const char *list)
 			s++, n--;
 		while (sep[1] == '\0' && n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 			n--;
-		if (n > 0 && n < AUTHUSERS_RULE_MAX && add(u, s, n) < 0) {
+		if (n > 0 && add(u, s, n) < 0) {
 			authusers_free(u);
 			return -1;
 		}

@@ -8,14 +8,14 @@
  * trimmed of blanks (rsync 3.5.0), else on blanks, tabs and commas.  A
  * rule is PATTERN or @PATTERN (a group), optionally followed by ":deny",
  * ":ro" or ":rw" (case-insensitive; anything else grants nothing
- * special); a rule of RULE_MAX bytes or more never matches.
+ * special).  A rule is as long as the configuration line allows
+ * (CFG_MAX_LINE), which the pattern compiler takes whole
+ * (PR_WILD_PAT_MAX): no rule is cut or left out.
  */
 #ifndef PRSYNCD_AUTHUSERS_H
 #define PRSYNCD_AUTHUSERS_H
 
 #include <stddef.h>
-
-#define AUTHUSERS_RULE_MAX 1024
 
 struct pr_wild;
 
@@ -29,7 +29,9 @@ struct authusers {
 };
 
 /* Compile the rules of list (NULL: none) into u, replacing those it held
- * (u: zeroed, or compiled before).  0, or -1 if memory is short. */
+ * (u: zeroed, or compiled before).  0, or -1 if memory is short or a rule
+ * is longer than the pattern compiler takes (u is then empty: the caller
+ * refuses the login). */
 int authusers_compile(struct authusers *u, const char *list);
 
 void authusers_free(struct authusers *u);

@@ -3,9 +3,11 @@
  * prsyncd-monitor: one session monitor per connection, executed by the
  * listener with the client socket on fd 3 (PR_FD_CLIENT), with --log-fd
  * the log file on fd 4, the sealed configuration snapshot on fd 5
- * (PR_FD_CFG) and its end of the listener channel on fd 6
- * (PR_FD_LISTENER).  It never opens the configuration file.  Not meant to
- * be run by hand: it refuses any argument the listener does not pass.
+ * (PR_FD_CFG), its end of the listener channel on fd 6
+ * (PR_FD_LISTENER) and the sealed names table on fd 7 (PR_FD_NAMES).  It
+ * never opens the configuration file and resolves no configured name.
+ * Not meant to be run by hand: it refuses any argument the listener does
+ * not pass.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -17,6 +19,7 @@
 #include "cfgsnap.h"
 #include "fds.h"
 #include "log.h"
+#include "nametab.h"
 #include "prefault.h"
 #include "session.h"
 
@@ -43,7 +46,8 @@ static int is_seqpacket(int fd)
 int main(int argc, char **argv)
 {
 	static struct cfg cfg;
-	struct session_opts so = { .cfg = &cfg, .listener_fd = PR_FD_LISTENER };
+	static struct nametab names;
+	struct session_opts so = { .cfg = &cfg, .names = &names, .listener_fd = PR_FD_LISTENER };
 	char err[CFG_ERR_MAX];
 	int c, log_fd = 0;
 
@@ -66,14 +70,16 @@ int main(int argc, char **argv)
 	signal(SIGHUP, SIG_IGN);
 	if (log_fd)
 		log_use_fd(PR_FD_LOG);
-	if (cfgsnap_open(PR_FD_CFG, &cfg, err, sizeof(err)) < 0) {
+	if (cfgsnap_open(PR_FD_CFG, &cfg, err, sizeof(err)) < 0 ||
+	    nametab_open(PR_FD_NAMES, &names, err, sizeof(err)) < 0) {
 		if (!log_fd)
 			(void)log_use_syslog("daemon", NULL);
 		log_msg(PR_LOG_ERR, "%s", err);
 		session_refuse("@ERROR: daemon configuration error");
 		return 1;
 	}
-	close(PR_FD_CFG); /* the mapping stays */
+	close(PR_FD_CFG); /* the mappings stay */
+	close(PR_FD_NAMES);
 	if (!log_fd)
 		(void)log_use_syslog(cfg.syslog_facility, cfg.syslog_tag);
 	return session_main(&so);

@@ -110,7 +110,7 @@ static int drop_caps(char *err, size_t errlen)
 	return 0;
 }
 
-static int landlock_readonly(int *on, char *err, size_t errlen)
+int landlock_readonly(int *on, char *err, size_t errlen)
 {
 	struct { uint64_t fs, net; } attr = {
 		.fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |

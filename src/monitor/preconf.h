@@ -27,4 +27,10 @@
  */
 int preconfine(int *landlocked, char *err, size_t errlen);
 
+/* The Landlock step alone (also the name-service child's, nschild.c): no
+ * file may be written, created, removed, linked, truncated or executed,
+ * and no TCP socket bound or connected.  *on: it took (0 on a kernel
+ * without Landlock, which is not an error).  0, or -1 with err. */
+int landlock_readonly(int *on, char *err, size_t errlen);
+
 #endif

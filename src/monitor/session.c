@@ -47,6 +47,8 @@
 #include "lchan.h"
 #include "log.h"
 #include "monotime.h"
+#include "nametab.h"
+#include "nsquery.h"
 #include "prefault.h"
 #include "modlog.h"
 #include "modvars.h"
@@ -104,8 +106,11 @@ struct session {
 	char host[NI_MAXHOST];        /* the connect-time name, or UNDETERMINED */
 	char addr[NI_MAXHOST];
 	char rname[NI_MAXHOST];       /* the looked-up name (or UNKNOWN), when a module wants it */
-	struct access acc;            /* hosts allow/deny, decided before the worker exists */
+	int rname_known;              /* ... it was looked up */
+	const struct nametab *names;  /* the listener's answers for the lists' names (nametab.h) */
+	struct nsq nsq;               /* the name-service child, if the configuration needs one */
 	const char *mhost;            /* the name shown for the selected module */
+	char shown[NI_MAXHOST];       /* ... when it is not host */
 	struct auth auth;
 	char user[PR_NAME_MAX];       /* the user a login accepted, "" = none */
 };
@@ -288,18 +293,20 @@ static int select_error(struct session *s, const char *text)
 static int finish_select(struct session *s, const struct cfg_module *mod);
 
 /*
- * rsyncd's order: the module exists, hosts allow/deny (decided before the
- * worker existed), a connection slot, the login if "auth users" is set,
- * then the module root.  Any refusal, an unknown module's included,
- * leaves only the end: the worker has sent the client's @ERROR line and
- * ends the connection, as rsyncd does, and a second SELECT is out of
- * state (a worker cannot probe names, nor tell an unlisted module it may
- * not use from a missing one by asking again).
+ * rsyncd's order: the module exists, its hosts allow/deny (access.c),
+ * a connection slot, the login if "auth users" is set, then the module
+ * root.  Any refusal, an unknown module's included, leaves only the end:
+ * the worker has sent the client's @ERROR line and ends the connection,
+ * as rsyncd does, and a second SELECT is out of state (a worker cannot
+ * probe names, nor tell an unlisted module it may not use from a missing
+ * one by asking again).
  */
 static int h_select(struct session *s, const struct pr_msg *m)
 {
 	const char *name = m->u.wselect.module.s;
 	const struct cfg_module *mod = cfg_find_module(&s->cfg, name);
+	const struct access_client who = { (struct sockaddr *)&s->peer, s->peerlen, s->host,
+					   s->rname_known ? s->rname : NULL, s->cfg.reverse_lookup };
 	char clean[LOG_ESCAPED(PR_NAME_MAX)];
 	char text[PR_TEXT_MAX];
 	struct pr_msg out;
@@ -312,8 +319,8 @@ static int h_select(struct session *s, const struct pr_msg *m)
 		snprintf(text, sizeof(text), "@ERROR: Unknown module '%s'", name);
 		return select_error(s, text);
 	}
-	s->mhost = s->host;
-	if (!access_allowed(&s->acc, (size_t)(mod - s->cfg.modules), &s->mhost)) {
+	s->mhost = s->shown;
+	if (!access_decide(mod, &who, s->names, &s->nsq, s->shown, sizeof(s->shown))) {
 		log_msg(PR_LOG_INFO, "rsync denied on module %s from %s (%s)", mod->name, s->mhost, s->addr);
 		if (mod->list)
 			snprintf(text, sizeof(text), "@ERROR: access denied to %s from %s (%s)", mod->name, s->mhost,
@@ -349,7 +356,7 @@ static int h_auth(struct session *s, const struct pr_msg *m)
 	char text[PR_TEXT_MAX];
 
 	s->state = ST_LISTED;
-	if (auth_check_response(&s->auth, s->module, m->u.auth.line.s, s->mhost, s->addr) == 0) {
+	if (auth_check_response(&s->auth, s->module, m->u.auth.line.s, s->mhost, s->addr, &s->nsq) == 0) {
 		/* the response line is "USER DIGEST"; the check parsed it alike */
 		snprintf(s->user, sizeof(s->user), "%.*s", (int)strcspn(m->u.auth.line.s, " "),
 			 m->u.auth.line.s);
@@ -374,6 +381,7 @@ static int finish_select(struct session *s, const struct cfg_module *mod)
 	mod = &s->sel.m;
 	if (modlog_select(&s->ml, &s->cfg, mod))
 		modlog_syslog(mod, s->mhost, s->addr, s->user);
+	nsq_stop(&s->nsq); /* no question is left, and the module's uid could not end it */
 	if (confine(s) < 0)
 		return -1;
 	s->module = mod;
@@ -861,13 +869,14 @@ static int claim_slot(struct session *s, const struct cfg_module *mod, char *tex
 static int session_run(struct session *s, const struct session_opts *o)
 {
 	char err[CFG_ERR_MAX] = "", wpath[4096];
-	struct access_client who;
 	struct pr_msg init;
 	int sv[2], motd_fd = -1, kmsg_fd, status = 0, rc, proxied = 0, reaped = 0;
 
 	s->state = ST_STARTING;
 	s->client = -1;
 	s->cfg = *o->cfg;
+	s->names = o->names;
+	nsq_init(&s->nsq, "the configuration asks no such question");
 	lchan_init(&s->lsn, o->listener_fd);
 	s->peerlen = sizeof(s->peer);
 	if (getpeername(PR_FD_CLIENT, (struct sockaddr *)&s->peer, &s->peerlen) < 0)
@@ -877,16 +886,14 @@ static int session_run(struct session *s, const struct session_opts *o)
 	if (s->cfg.proxy_protocol && proxy_start(&s->cfg, PR_FD_CLIENT, &s->peer, &s->peerlen, &proxied) < 0)
 		return 1;
 	unmap_peer(s);
-	peer_names(s, wants_name(&s->cfg));
+	s->rname_known = wants_name(&s->cfg);
+	peer_names(s, s->rname_known);
 	log_msg(PR_LOG_INFO, "connect from %s (%s)", s->host, s->addr);
 	if (claim_host(s, s->peerlen ? (struct sockaddr *)&s->peer : NULL, s->peerlen, proxied) < 0)
 		return 1;
-	/* Every lookup and every secret-independent preparation of access
-	 * control and authentication, before the worker exists. */
-	who = (struct access_client){ (struct sockaddr *)&s->peer, s->peerlen, s->host,
-				      wants_name(&s->cfg) ? s->rname : NULL };
-	if (access_compile(&s->acc, &s->cfg) < 0 || access_prepare(&s->acc, &s->cfg, &who) < 0 ||
-	    (wants_auth(&s->cfg) && auth_init(&s->auth, &s->cfg) < 0)) {
+	/* The secret-independent preparation of authentication, before the
+	 * worker exists; hosts allow/deny wait for the selection (access.c). */
+	if (wants_auth(&s->cfg) && auth_init(&s->auth) < 0) {
 		refuse_early("@ERROR: daemon setup error");
 		return 1;
 	}
@@ -902,6 +909,11 @@ static int session_run(struct session *s, const struct session_opts *o)
 		motd_fd = open_motd(s->cfg.motd_file);
 	init.u.init.has_motd = motd_fd >= 0;
 	kmsg_fd = sigsys_watch_open();
+	/* The client-dependent lookups of selection and login, for the
+	 * confined monitor to ask (nschild.h); a child that cannot start
+	 * makes them fail, which refuses where a rule needs them. */
+	if (s->names->flags & NT_FLAG_CLIENT_QUERIES)
+		(void)nsq_start(&s->nsq, geteuid() == 0, init.u.init.worker_uid, init.u.init.worker_gid, kmsg_fd);
 	modlog_prepare(&s->ml, &s->cfg);
 	fs_idmap_load(&s->ids, &s->cfg);
 
@@ -982,6 +994,7 @@ static int session_run(struct session *s, const struct session_opts *o)
 		log_msg(PR_LOG_ERR, "worker %d ended before it was ready: client refused", (int)s->worker);
 		refuse_client(s->client, "@ERROR: daemon setup error", 0);
 	}
+	nsq_stop(&s->nsq);
 	if (s->filtered)
 		_exit(0); /* no atexit work (sanitizer leak checks) under the filter */
 	if (kmsg_fd >= 0)
@@ -1010,8 +1023,8 @@ int session_main(const struct session_opts *o)
 	}
 	rc = session_run(s, o);
 	auth_forget(&s->auth);
-	access_free(&s->acc);
 	fs_idmap_free(&s->ids);
+	nsq_stop(&s->nsq);
 	cfgsnap_parsed_free(&s->cfg);
 	prefault_free(s, sizeof(*s));
 	return rc;
@@ -1024,14 +1037,16 @@ int session_main(const struct session_opts *o)
  * holds, fed one record at a time through the receive path, the
  * validators and the dispatch table, as serve() does.
  */
-struct session *session_fuzz_new(const struct cfg *cfg, const struct fs_idmap *ids, int ipc_fd,
-				 int listener_fd)
+struct session *session_fuzz_new(const struct cfg *cfg, const struct nametab *names, const struct fs_idmap *ids,
+				 int ipc_fd, int listener_fd)
 {
 	struct session *s = calloc(1, sizeof(*s));
 
 	if (s == NULL)
 		return NULL;
 	s->cfg = *cfg;
+	s->names = names;
+	nsq_init(&s->nsq, "no name-service child under the fuzzer");
 	s->ids = *ids;
 	s->state = ST_STARTING;
 	s->worker = -1;

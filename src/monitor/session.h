@@ -4,8 +4,11 @@
 
 #include "config.h"
 
+struct nametab;
+
 struct session_opts {
 	const struct cfg *cfg;     /* from the snapshot (cfgsnap_open); the session takes it */
+	const struct nametab *names; /* the names table (nametab_open) */
 	const char *worker_path;   /* NULL: next to prsyncd-monitor, else libexec */
 	int listener_fd;           /* the listener channel (lchan.h) */
 };
@@ -21,8 +24,8 @@ struct session;
 struct fs_idmap;
 /* tests/fuzz/fuzz_dispatch.c: a session on the fuzzer's channels (taken
  * over: closed by session_fuzz_free), and one worker record at a time. */
-struct session *session_fuzz_new(const struct cfg *cfg, const struct fs_idmap *ids, int ipc_fd,
-				 int listener_fd);
+struct session *session_fuzz_new(const struct cfg *cfg, const struct nametab *names, const struct fs_idmap *ids,
+				 int ipc_fd, int listener_fd);
 int session_fuzz_step(struct session *s);
 void session_fuzz_free(struct session *s);
 #endif

@@ -21,9 +21,19 @@
  *               (a mask written as an address of the same family): the
  *               peer's address under the mask; /0 matches every address of
  *               the family; a scope (fe80::1%eth0) must be the peer's.
+ *               Read as getaddrinfo(AI_NUMERICHOST) reads it, without it:
+ *               IPv4 in inet_aton's forms, IPv6 with inet_pton, and an
+ *               interface named in a scope looked up through the caller
+ *               (hosts_scopes), so parsing makes no system call.
  * Precedence: a match in "hosts allow" admits; otherwise, with an allow list
  * and no deny list, the peer is refused; otherwise a match in "hosts deny"
  * refuses; everything else is admitted.
+ *
+ * No token is ever skipped: one that cannot be judged (longer than
+ * HOSTS_TOKEN_MAX, an address whose scope names no known interface, a name
+ * or netgroup whose lookup failed) matches in a deny list and does not
+ * admit in an allow list, and the caller is told (hosts_ns.unjudged, or
+ * its own lookup functions).
  */
 #ifndef PRSYNCD_HOSTS_H
 #define PRSYNCD_HOSTS_H
@@ -37,17 +47,32 @@ struct hosts_peer {
 	int family;              /* AF_INET or AF_INET6 (mapped IPv4 given as AF_INET) */
 	unsigned char addr[16];  /* network order; 4 bytes for AF_INET */
 	uint32_t scope;          /* AF_INET6 scope id, 0 if none */
-	const char *name;        /* reverse name, "UNKNOWN", or "UNDETERMINED" */
+	const char *name;        /* reverse name, "UNKNOWN", or "UNDETERMINED" (any length) */
 	int undetermined;        /* name is the "no reverse lookup" placeholder */
 };
 
-/* The name service, asked only for tokens that need it. */
+/* The name service, asked only for tokens that need it.  deny: the token
+ * is in the deny list (for the callee's log line: a failure there counts
+ * as a match). */
 struct hosts_ns {
 	/* NAME resolves to the peer's IPv4 address: 1; resolves, not the
-	 * peer's: 0; does not resolve: -1. */
-	int (*forward)(void *ctx, const char *name);
-	/* The peer's name is in netgroup GROUP: 1, else 0. */
-	int (*netgroup)(void *ctx, const char *group, const char *host);
+	 * peer's: 0; does not resolve, or its answer is not known: -1. */
+	int (*forward)(void *ctx, const char *name, int deny);
+	/* The peer's name is in netgroup GROUP: 1; not: 0; the question
+	 * could not be answered: -1. */
+	int (*netgroup)(void *ctx, const char *group, const char *host, int deny);
+	void *ctx;
+	/* Optional: a token that cannot be judged (too long, or an address
+	 * with an unknown scope) was met; it refuses in a deny list and does
+	 * not admit in an allow list. */
+	void (*unjudged)(void *ctx, const char *token, const char *why, int deny);
+};
+
+/* Interface names in scopes (fe80::1%eth0), as getaddrinfo looks them up
+ * for link-local addresses: the interface's index, 0 if there is no such
+ * interface, -1 if that is not known. */
+struct hosts_scopes {
+	long (*index)(void *ctx, const char *ifname);
 	void *ctx;
 };
 
@@ -59,6 +84,7 @@ struct hosts_token {
 	struct pr_wild *prog;   /* the token as a pattern on the peer's name (stream program) */
 	uint8_t netgroup;       /* @NETGROUP */
 	uint8_t toolong;        /* longer than HOSTS_TOKEN_MAX: cannot be judged */
+	uint8_t bad;            /* an address that cannot be read (an unknown scope): cannot be judged */
 	uint8_t fwd;            /* a plain name: asked to the forward lookup */
 	uint8_t addr;           /* 0 not an address (or malformed), 1 under mask, 2 every address */
 	int family;
@@ -72,9 +98,10 @@ struct hosts_list {
 	struct hosts_token *t;
 };
 
-/* Parse list (configuration text; NULL: unset).  0, or -1 if memory is
- * short (l is then empty and unset). */
-int hosts_parse(struct hosts_list *l, const char *list);
+/* Parse list (configuration text; NULL: unset).  sc: the interfaces of
+ * scopes (NULL: none is known).  0, or -1 if memory is short (l is then
+ * empty and unset). */
+int hosts_parse(struct hosts_list *l, const char *list, const struct hosts_scopes *sc);
 void hosts_list_free(struct hosts_list *l);
 
 /*
@@ -83,13 +110,15 @@ void hosts_list_free(struct hosts_list *l);
  * When the peer is admitted or refused through a forward lookup while its
  * name is undetermined, rsyncd shows the configured name instead: it is
  * copied to shown (showlen bytes, at least 1), else shown is set to "".
- * ns and both its functions are required (the callers always give them).
+ * ns and both its lookup functions are required (the callers always give
+ * them).  0 as well if memory is short.
  */
 int hosts_decide(const struct hosts_list *allow, const struct hosts_list *deny, const struct hosts_peer *p,
 		 int forward, const struct hosts_ns *ns, char *shown, size_t showlen);
 
-/* hosts_parse both lists, hosts_decide, free them: for one-off decisions
- * (tests).  Refuses (0) if memory is short.  shown may be NULL here. */
+/* hosts_parse both lists (no scope is known), hosts_decide, free them: for
+ * one-off decisions (tests).  Refuses (0) if memory is short.  shown may be
+ * NULL here. */
 int hosts_allowed(const char *allow, const char *deny, const struct hosts_peer *p, int forward,
 		  const struct hosts_ns *ns, char *shown, size_t showlen);
 

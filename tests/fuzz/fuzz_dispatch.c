@@ -41,9 +41,12 @@
 #include "lchan.h"
 #include "log.h"
 #include "msg.h"
+#include "nametab.h"
 #include "session.h"
 
 static struct cfg cfg;
+static struct nametab names; /* empty: the modules' lists have no names */
+static unsigned char *names_buf; /* what names points into */
 static struct fs_idmap ids;
 static char top[64];
 
@@ -145,6 +148,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	log_use_fd(open("/dev/null", O_WRONLY | O_CLOEXEC));
 	make_tree();
 	fs_idmap_load(&ids, &cfg); /* once: NSS is the same for every run */
+	{
+		size_t len;
+		char err[128];
+
+		if (nametab_build(NULL, 0, 0, &names_buf, &len, err, sizeof(err)) < 0 ||
+		    nametab_parse(names_buf, len, &names, err, sizeof(err)) < 0)
+			abort();
+	}
 	return 0;
 }
 
@@ -283,7 +294,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (send(lsv[1], &ans, sizeof(ans), MSG_NOSIGNAL) != sizeof(ans))
 		abort();
 	pr_ipc_init(&w, wsv[1], pr_msg_validate_m2w);
-	s = session_fuzz_new(&cfg, &ids, wsv[0], lsv[0]);
+	s = session_fuzz_new(&cfg, &names, &ids, wsv[0], lsv[0]);
 	if (s == NULL)
 		abort();
 	for (size_t off = 0; off + 3 <= size;) {

@@ -23,13 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A configuration with a @group rule, so auth_init() reads the group
- * memberships, as a session does before its worker exists. */
-static char grp_rule[] = "@any";
-static struct cfg_module grp_mod = { .auth_users = grp_rule };
-static const struct cfg grp_cfg = { .modules = &grp_mod, .nmodules = 1 };
-
 #include "md4.h"
+#include "nsquery.h"
+
+/* The name-service child of a session (nschild.c), confined as in one:
+ * the machine's own users and groups answer @group rules. */
+static struct nsq q;
 
 static char dir[] = "/tmp/prsyncd-auth.XXXXXX";
 static char secrets[256], logpath[256];
@@ -121,7 +120,7 @@ static void test_negotiation(void)
 	struct auth a;
 
 	write_secrets("alice:pw1\n", 0600);
-	CHECK(auth_init(&a, &grp_cfg) == 0);
+	CHECK(auth_init(&a) == 0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t len;
 
@@ -135,13 +134,13 @@ static void test_negotiation(void)
 			char line[200];
 
 			snprintf(line, sizeof(line), "alice %s", want);
-			CHECK_MSG(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0, "%s accepted", cases[i].want);
+			CHECK_MSG(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) == 0, "%s accepted", cases[i].want);
 			/* the other md4 variant is a different digest */
 			if (strcmp(cases[i].want, "md4") == 0) {
 				CHECK(begin(&a, &m, cases[i].list, cases[i].protocol, text) == 0);
 				response("md4", !cases[i].old, "pw1", a.challenge, want);
 				snprintf(line, sizeof(line), "alice %s", want);
-				CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
+				CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0);
 			}
 		}
 	}
@@ -151,7 +150,7 @@ static void test_negotiation(void)
 		char first[PR_CHALLENGE_MAX + 1];
 
 		snprintf(first, sizeof(first), "%s", a.challenge);
-		CHECK(auth_init(&b, &grp_cfg) == 0 && begin(&b, &m, "md5", 32, text) == 0 && strcmp(first, b.challenge) != 0);
+		CHECK(auth_init(&b) == 0 && begin(&b, &m, "md5", 32, text) == 0 && strcmp(first, b.challenge) != 0);
 		auth_forget(&b); /* no response: the secrets read are wiped all the same */
 		CHECK(b.secrets == NULL);
 	}
@@ -168,7 +167,7 @@ static void test_floor(void)
 	char text[PR_TEXT_MAX];
 	struct auth a;
 
-	CHECK(auth_init(&a, &grp_cfg) == 0);
+	CHECK(auth_init(&a) == 0);
 	m.auth_digest = (char *)"sha256";
 	CHECK(begin(&a, &m, "md5 md4", 32, text) < 0 && strcmp(text, "@ERROR: auth failed on module m") == 0);
 	CHECK(logged("auth failed on module m from host (10.0.0.1): negotiated auth digest md5 is weaker "
@@ -183,18 +182,24 @@ static void test_floor(void)
 	CHECK(logged("the configured 'auth digest = whirlpool' is not a supported digest on this build"));
 }
 
-/* Log in as user with password pw on a module with these rules. */
-static int login(const char *rules, const char *user, const char *pw)
+/* Log in as user with password pw on a module with these rules, the
+ * groups asked of ns. */
+static int login_ns(struct nsq *ns, const char *rules, const char *user, const char *pw)
 {
 	struct cfg_module m = mod(rules);
 	char text[PR_TEXT_MAX], want[100], line[300];
 	struct auth a;
 
-	if (auth_init(&a, &grp_cfg) < 0 || begin(&a, &m, "sha256", 32, text) < 0)
+	if (auth_init(&a) < 0 || begin(&a, &m, "sha256", 32, text) < 0)
 		return -2;
 	response("sha256", 0, pw, a.challenge, want);
 	snprintf(line, sizeof(line), "%s %s", user, want);
-	return auth_check_response(&a, &m, line, "host", "10.0.0.1");
+	return auth_check_response(&a, &m, line, "host", "10.0.0.1", ns);
+}
+
+static int login(const char *rules, const char *user, const char *pw)
+{
+	return login_ns(&q, rules, user, pw);
 }
 
 static void test_rules(void)
@@ -236,6 +241,35 @@ static void test_rules(void)
 	CHECK(login("*", "nobody-here", "x") < 0 && logged("secret not found"));
 }
 
+/* No rule is ever skipped: a :deny rule of any length applies, and when
+ * the user's groups cannot be had a @group :deny rule matches while the
+ * other @group rules do not. */
+static void test_fail_closed(void)
+{
+	static char rules[4096];
+	struct nsq broken;
+
+	write_secrets("alice:pw1\nbob:pw2\nroot:rootpw\n@root:grouppw\n", 0600);
+	/* a deny rule of more than 1,024 bytes (a class of 2,000 b's) */
+	snprintf(rules, sizeof(rules), "[%0*d]ob:deny bob", 2000, 0);
+	memset(rules + 1, 'b', 2000);
+	CHECK(login(rules, "bob", "pw2") < 0 && logged("for bob: denied by rule"));
+	CHECK(strcmp(rules + 2010, "bob") == 0 && login(rules + 2010, "bob", "pw2") == 0); /* the rule refused */
+	/* groups that cannot be had */
+	nsq_init(&broken, "the test's name service is down");
+	CHECK(login_ns(&broken, "@contractors:deny alice", "alice", "pw1") < 0 && logged("for alice: denied by rule"));
+	CHECK(login_ns(&broken, "@contractors:deny alice", "alice", "pw1") < 0 &&
+	      logged("the groups of alice are not known (the test's name service is down)"));
+	CHECK(login_ns(&broken, "@root root", "root", "grouppw") < 0 && logged("for root: password mismatch"));
+	CHECK(login_ns(&broken, "@root root", "root", "rootpw") == 0); /* the allow rule did not match; root did */
+	CHECK(login_ns(&broken, "@root", "root", "grouppw") < 0 && logged("for root: no matching rule"));
+	/* user rules before a @group rule need no groups */
+	CHECK(login_ns(&broken, "alice @x:deny", "alice", "pw1") == 0);
+	/* the same, with the child answering */
+	CHECK(login("@contractors:deny alice", "alice", "pw1") == 0);
+	CHECK(login("@root:deny alice", "root", "rootpw") < 0 && logged("for root: denied by rule"));
+}
+
 static void test_malformed(void)
 {
 	struct cfg_module m = mod("alice");
@@ -243,35 +277,35 @@ static void test_malformed(void)
 	struct auth a;
 
 	write_secrets("alice:pw1\n:empty\n", 0600);
-	CHECK(auth_init(&a, &grp_cfg) == 0 && begin(&a, &m, "md5", 32, text) == 0);
+	CHECK(auth_init(&a) == 0 && begin(&a, &m, "md5", 32, text) == 0);
 	response("md5", 0, "pw1", a.challenge, want);
-	CHECK(auth_check_response(&a, &m, "", "host", "10.0.0.1") < 0 && logged("invalid challenge response"));
+	CHECK(auth_check_response(&a, &m, "", "host", "10.0.0.1", &q) < 0 && logged("invalid challenge response"));
 	CHECK(begin(&a, &m, "md5", 32, text) == 0); /* one response per challenge */
-	CHECK(auth_check_response(&a, &m, "alice", "host", "10.0.0.1") < 0 && logged("invalid challenge response"));
+	CHECK(auth_check_response(&a, &m, "alice", "host", "10.0.0.1", &q) < 0 && logged("invalid challenge response"));
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
-	CHECK(auth_check_response(&a, &m, "alice ", "host", "10.0.0.1") < 0);
+	CHECK(auth_check_response(&a, &m, "alice ", "host", "10.0.0.1", &q) < 0);
 	snprintf(line, sizeof(line), "alice %s=", want);
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
-	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
+	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0);
 	snprintf(line, sizeof(line), "alice %.*s", (int)strlen(want) - 1, want);
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
-	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
+	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0);
 	snprintf(line, sizeof(line), "alice  %s", want);
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
-	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
+	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0);
 	snprintf(line, sizeof(line), "alice %s extra", want);
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
-	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0);
+	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0);
 	snprintf(line, sizeof(line), "alice %s", want);
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
-	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
+	CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) == 0);
 	/* control bytes in the user name are escaped in the log, as rsyncd
 	 * escapes them ("\#ooo"), and a backslash that would read as one */
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
-	CHECK(auth_check_response(&a, &m, "al\033[2Jice x", "host", "10.0.0.1") < 0 &&
+	CHECK(auth_check_response(&a, &m, "al\033[2Jice x", "host", "10.0.0.1", &q) < 0 &&
 	      logged("for al\\#033[2Jice: no matching rule"));
 	CHECK(begin(&a, &m, "md5", 32, text) == 0);
-	CHECK(auth_check_response(&a, &m, "a\\#033\r x", "host", "10.0.0.1") < 0 &&
+	CHECK(auth_check_response(&a, &m, "a\\#033\r x", "host", "10.0.0.1", &q) < 0 &&
 	      logged("for a\\#134#033\\#015: no matching rule"));
 	/* the name checked is the one kept: up to PR_NAME_MAX - 1 bytes; a
 	 * longer one is refused whole, and logged whole */
@@ -282,17 +316,17 @@ static void test_malformed(void)
 		snprintf(lname + 900, sizeof(lname) - 900, " x");
 		snprintf(want_log, sizeof(want_log), "for %.900s: invalid username (longer than 255 bytes)", lname);
 		CHECK(begin(&a, &m, "md5", 32, text) == 0);
-		CHECK(auth_check_response(&a, &m, lname, "host", "10.0.0.1") < 0 && logged(want_log));
+		CHECK(auth_check_response(&a, &m, lname, "host", "10.0.0.1", &q) < 0 && logged(want_log));
 		snprintf(lname + PR_NAME_MAX - 1, sizeof(lname) - (PR_NAME_MAX - 1), " x");
 		CHECK(begin(&a, &m, "md5", 32, text) == 0);
-		CHECK(auth_check_response(&a, &m, lname, "host", "10.0.0.1") < 0 && logged(": no matching rule"));
+		CHECK(auth_check_response(&a, &m, lname, "host", "10.0.0.1", &q) < 0 && logged(": no matching rule"));
 	}
 	CHECK(a.secrets == NULL); /* the check wiped what auth_begin read */
 	/* no auth_begin: nothing is accepted */
 	{
 		struct auth none;
 
-		CHECK(auth_init(&none, &grp_cfg) == 0 && auth_check_response(&none, &m, line, "host", "10.0.0.1") < 0);
+		CHECK(auth_init(&none) == 0 && auth_check_response(&none, &m, line, "host", "10.0.0.1", &q) < 0);
 	}
 }
 
@@ -320,32 +354,32 @@ static void test_secrets_file(void)
 
 		write_secrets("alice:pw1\n", 0666);
 		m.strict_modes = 0;
-		CHECK(auth_init(&a, &grp_cfg) == 0 && begin(&a, &m, "sha1", 32, text) == 0);
+		CHECK(auth_init(&a) == 0 && begin(&a, &m, "sha1", 32, text) == 0);
 		response("sha1", 0, "pw1", a.challenge, want);
 		snprintf(line, sizeof(line), "alice %s", want);
-		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
+		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) == 0);
 		m.secrets_file = NULL;
 		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
-		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 && logged("no secrets file"));
+		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0 && logged("no secrets file"));
 		m.secrets_file = (char *)"/nonexistent/secrets";
 		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
-		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 && logged("no secrets file"));
+		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0 && logged("no secrets file"));
 		/* not a regular file: after the user name check, and logged only
 		 * when the file is consulted */
 		m.secrets_file = dir;
 		m.auth_users = (char *)"*";
 		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
-		CHECK(auth_check_response(&a, &m, "#x y", "host", "10.0.0.1") < 0 && logged("for #x: invalid username"));
+		CHECK(auth_check_response(&a, &m, "#x y", "host", "10.0.0.1", &q) < 0 && logged("for #x: invalid username"));
 		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
 		CHECK(logged("not a regular file") == 0);
-		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 &&
+		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0 &&
 		      logged("not a regular file of at most 1 MiB"));
 		/* the file is read at the challenge: a change after it is not seen */
 		write_secrets("alice:pw1\n", 0600);
 		m.secrets_file = secrets;
 		CHECK(begin(&a, &m, "sha1", 32, text) == 0);
 		write_secrets("alice:other\n", 0600);
-		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") == 0);
+		CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) == 0);
 		/* a NUL ends a line: what follows it on that line is no entry */
 		{
 			static const char nul_line[] = "x\0alice:pw1\n";
@@ -354,7 +388,7 @@ static void test_secrets_file(void)
 			CHECK(fd >= 0 && write(fd, nul_line, sizeof(nul_line) - 1) == (ssize_t)sizeof(nul_line) - 1);
 			close(fd);
 			CHECK(begin(&a, &m, "sha1", 32, text) == 0);
-			CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 && logged("secret not found"));
+			CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0 && logged("secret not found"));
 		}
 	}
 	if (geteuid() == 0) {
@@ -372,10 +406,10 @@ static void test_secrets_file(void)
 			struct auth a;
 
 			m.secrets_file = planted;
-			CHECK(auth_init(&a, &grp_cfg) == 0 && begin(&a, &m, "md5", 32, text) == 0);
+			CHECK(auth_init(&a) == 0 && begin(&a, &m, "md5", 32, text) == 0);
 			response("md5", 0, "pw1", a.challenge, want);
 			snprintf(line, sizeof(line), "alice %s", want);
-			CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1") < 0 &&
+			CHECK(auth_check_response(&a, &m, line, "host", "10.0.0.1", &q) < 0 &&
 			      logged("refusing to follow a symlink owned by an untrusted user"));
 		}
 	}
@@ -391,7 +425,10 @@ int main(void)
 	log_use_fd(logfd);
 	test_negotiation();
 	test_floor();
+	if (nsq_start(&q, geteuid() == 0, 65534, 65534, -1) < 0)
+		return 1;
 	test_rules();
+	test_fail_closed();
 	test_malformed();
 	test_secrets_file();
 	{
@@ -400,5 +437,6 @@ int main(void)
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		(void)!system(cmd);
 	}
+	nsq_stop(&q);
 	return unit_done("test_auth");
 }
