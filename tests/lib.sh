@@ -130,7 +130,7 @@ wait_port() {
 # start_prsyncd CONF PORT LOG [extra args...]: sets PRSYNCD_PID
 start_prsyncd() {
 	local conf=$1 port=$2 log=$3; shift 3
-	"$PRSYNCD" --no-detach --config="$conf" --port="$port" --address=127.0.0.1 \
+	"$PRSYNCD" --no-detach --log-debug --config="$conf" --port="$port" --address=127.0.0.1 \
 		--log-file="$log" "$@" 2> >(cat >>"$log.stderr") &
 	PRSYNCD_PID=$!
 	PIDS+=("$PRSYNCD_PID")

@@ -89,6 +89,15 @@ void gen_set_bwlimit(int kib)
 	daemon_bwlimit = kib > 0 ? kib : 0;
 }
 
+/* --log-debug, likewise kept across reloads. */
+static int daemon_log_debug;
+
+void gen_set_log_debug(int on)
+{
+	daemon_log_debug = on != 0;
+	log_set_debug(daemon_log_debug);
+}
+
 struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
 {
 	static unsigned next_id = 1;
@@ -122,6 +131,7 @@ struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
 	free(g->cfg.worker_chroot);
 	g->cfg.worker_chroot = dir;
 	g->cfg.bwlimit = daemon_bwlimit;
+	g->cfg.log_debug = daemon_log_debug;
 	if ((g->snap_fd = cfgsnap_create(&g->cfg, err, errlen)) < 0 ||
 	    names_collect(&g->cfg, &g->names, err, errlen) < 0)
 		goto fail;

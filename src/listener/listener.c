@@ -763,9 +763,14 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 		start_session(&l, sk->conn, len ? (struct sockaddr *)&ss : NULL, len);
 		sk->conn = -1;
 	} else {
-		log_msg(PR_LOG_INFO, "prsyncd version %s starting, %s %d socket%s", PRSYNCD_VERSION,
-			sk->mode == SOCK_ACTIVATED ? "socket-activated with" : "listening on", sk->n,
-			sk->n == 1 ? "" : "s");
+		/* rsyncd's words where it binds ("listening on port N"), which
+		 * log watchers look for */
+		if (sk->mode == SOCK_BIND)
+			log_msg(PR_LOG_INFO, "prsyncd version %s starting, listening on port %d (%d socket%s)",
+				PRSYNCD_VERSION, o->port ? o->port : g->cfg.port, sk->n, sk->n == 1 ? "" : "s");
+		else
+			log_msg(PR_LOG_INFO, "prsyncd version %s starting, socket-activated with %d socket%s",
+				PRSYNCD_VERSION, sk->n, sk->n == 1 ? "" : "s");
 		if (detached)
 			notify_send("MAINPID=%d", (int)getpid());
 		notify_send("READY=1");

@@ -35,6 +35,8 @@ void gen_put(struct gen *g);
 unsigned gen_live(void);
 /* The daemon's --bwlimit (KiB/s, 0 = none) for every generation to come. */
 void gen_set_bwlimit(int kib);
+/* --log-debug (0 or 1), likewise, and for the listener's own lines. */
+void gen_set_log_debug(int on);
 
 /* --- refresh.c: a generation's names table --------------------------------- */
 

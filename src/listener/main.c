@@ -33,6 +33,7 @@ static void usage(FILE *f)
 		"  --pid-file=FILE   write the listener's pid to FILE\n"
 		"  --stop-timeout=N  after SIGTERM, let sessions run up to N seconds (default %d)\n"
 		"  --bwlimit=RATE    cap what every session sends at RATE KiB per second\n"
+		"  --log-debug       also log prsyncd's own diagnostic lines (protocol, work counters)\n"
 		"  --check-config    check the configuration and exit\n"
 		"  --version         print the version and exit\n"
 		"  --help            this text\n"
@@ -44,7 +45,7 @@ static void usage(FILE *f)
 enum {
 	OPT_CONFIG = 1000, OPT_PORT, OPT_ADDRESS, OPT_NO_DETACH, OPT_LOG_FILE, OPT_PID_FILE,
 	OPT_CHECK, OPT_VERSION, OPT_HELP, OPT_WORKER, OPT_DAEMON, OPT_STOP_TIMEOUT,
-	OPT_BWLIMIT,
+	OPT_BWLIMIT, OPT_LOG_DEBUG,
 };
 
 static const struct option longopts[] = {
@@ -56,6 +57,7 @@ static const struct option longopts[] = {
 	{ "pid-file", required_argument, NULL, OPT_PID_FILE },
 	{ "stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT },
 	{ "bwlimit", required_argument, NULL, OPT_BWLIMIT },
+	{ "log-debug", no_argument, NULL, OPT_LOG_DEBUG },
 	{ "check-config", no_argument, NULL, OPT_CHECK },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -147,6 +149,7 @@ int main(int argc, char **argv)
 			}
 			gen_set_bwlimit(bw);
 			break;
+		case OPT_LOG_DEBUG: gen_set_log_debug(1); break;
 		case OPT_ADDRESS: o.address = optarg; break;
 		case OPT_NO_DETACH: o.no_detach = 1; break;
 		case OPT_LOG_FILE: log_file = optarg; break;

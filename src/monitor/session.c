@@ -875,6 +875,7 @@ static int session_run(struct session *s, const struct session_opts *o)
 	s->state = ST_STARTING;
 	s->client = -1;
 	s->cfg = *o->cfg;
+	log_set_debug(s->cfg.log_debug); /* the listener's --log-debug */
 	s->names = o->names;
 	nsq_init(&s->nsq, "the configuration asks no such question");
 	lchan_init(&s->lsn, o->listener_fd);

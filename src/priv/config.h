@@ -101,7 +101,9 @@
 				* the file ("outgoing chmod" rules without a who    \
 				* honour it, as in rsyncd) */                       \
 	INT(bwlimit)           /* not a directive: the daemon's --bwlimit, KiB/s,   \
-				* 0 = none; a cap on every session's rate */
+				* 0 = none; a cap on every session's rate */        \
+	INT(log_debug)         /* not a directive: --log-debug, 1 = the log also   \
+				* gets prsyncd's own diagnostic lines */
 
 #define CFG_DECL_STR(f) char *f;
 #define CFG_DECL_INT(f) int f;

@@ -138,6 +138,12 @@ void log_sanitize(char *out, size_t outlen, const char *in)
 
 static log_gate_fn gate;
 static void *gate_ctx;
+static int debug_on;
+
+void log_set_debug(int on)
+{
+	debug_on = on != 0;
+}
 
 void log_set_gate(log_gate_fn fn, void *ctx)
 {
@@ -159,6 +165,8 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
 	va_list ap;
 	size_t n;
 
+	if (level == PR_LOG_DEBUG && !debug_on)
+		return; /* not even charged to a session's budget */
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);

@@ -29,6 +29,13 @@ void log_use_stderr(void);
 void log_msg(enum pr_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* PR_LOG_DEBUG lines (prsyncd's own diagnostics: protocol details, work
+ * counters, refreshes) are written only after log_set_debug(1): rsyncd's
+ * log has no such lines, and a log file has no level to filter them by.
+ * The listener's --log-debug sets it, and the sessions from their
+ * snapshot. */
+void log_set_debug(int on);
+
 /* Copy text into out escaped as rsync 3.5.0 escapes its log file: a
  * control byte but tab, a C1 byte (0x80-0x9f), and a backslash that would
  * read as such an escape ("\#" and three digits) shown as "\#ooo".  For

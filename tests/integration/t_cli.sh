@@ -253,4 +253,27 @@ grep -q '^pub' <<<"$out" && pass "socket-activated: served on the inherited sock
 grep -q "socket-activated: port 8873 and address 127.0.0.9 are ignored" "$TMP/sa.log" &&
 	pass "socket-activated: the file's port and address said to be ignored" || fail "sa log: $(head -4 "$TMP/sa.log")"
 stop_pid "$sa"
+
+# --- the log: rsyncd's lines only, unless --log-debug ------------------------
+# (issue 26: the log is compared with rsyncd's; prsyncd's own diagnostics,
+# the protocol line, literal data, work counters, go only with --log-debug)
+echo hello > "$TMP/pub/hello"
+for dbg in "" --log-debug; do
+	port=$(free_port); lg=$TMP/dbg${dbg:+1}.log
+	"$PRSYNCD" --no-detach $dbg --config="$good" --port="$port" --address=127.0.0.1 --log-file="$lg" \
+		2>>"$TMP/dbg.stderr" &
+	d=$!; PIDS+=("$d")
+	wait_port "$port"
+	rsync_client -a "rsync://127.0.0.1:$port/pub/hello" "$TMP/dbg.out" >/dev/null 2>&1
+	wait_log "$lg" "sent [0-9]+ bytes"
+	stop_pid "$d"
+	n=$(grep -cE '\] (protocol [0-9]+, compat flags|literal data|filter work|match work)' "$lg")
+	grep -q "starting, listening on port $port" "$lg" || fail "log${dbg:+ with $dbg}: no 'listening on port $port' line"
+	if [ -z "$dbg" ]; then
+		[ "$n" = 0 ] && pass "log without --log-debug: no diagnostic lines (as rsyncd's)" ||
+			fail "log without --log-debug: $n diagnostic lines: $(grep -m1 -E 'protocol|literal' "$lg")"
+	else
+		[ "$n" -ge 2 ] && pass "log with --log-debug: the diagnostic lines ($n)" || fail "log with --log-debug: $n lines"
+	fi
+done
 finish
