@@ -339,6 +339,7 @@ static int h_select(struct session *s, const struct pr_msg *m)
 	pr_msg_init(&out, PR_M_AUTHREQ);
 	if (pr_str_set_name(&out.u.authreq.challenge, s->auth.challenge) < 0)
 		return -1;
+	out.u.authreq.timeout = cfg_handshake_bound(s->cfg.handshake_timeout, mod->timeout);
 	s->module = mod;
 	s->state = ST_AUTH;
 	return send_msg(s, &out);

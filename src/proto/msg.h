@@ -249,6 +249,10 @@ struct pr_w_hello {
 
 struct pr_m_authreq {
 	struct pr_str_name challenge;
+	/* Seconds the login may take, 1..3600: from here on the module's own
+	 * "timeout" bounds the text phase, as in rsyncd (the bound the
+	 * argument phase gets from PR_M_SELECT's args_timeout). */
+	uint32_t timeout;
 };
 
 /* The client's "USER RESPONSE" line, without its newline; "" if it was

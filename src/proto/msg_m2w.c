@@ -186,6 +186,8 @@ static enum pr_msg_err v_authreq(const struct pr_msg *m, int have_fd)
 
 	if (!STR_OK(*c))
 		return PR_MSG_EBADSTR;
+	if (m->u.authreq.timeout < 1 || m->u.authreq.timeout > 3600)
+		return PR_MSG_EBADFIELD;
 	return c->len >= 22 && c->len <= PR_CHALLENGE_MAX && strspn(c->s, b64) == c->len ? PR_MSG_OK : PR_MSG_EBADFIELD;
 }
 

@@ -170,6 +170,9 @@ static void login(struct conn *c, struct pr_msg *m, struct handshake *hs)
 	char line[PR_TEXT_MAX], out[PR_TEXT_MAX];
 	int r;
 
+	/* As rsyncd: once the module is known its "timeout" bounds the login */
+	hs->args_timeout = m->u.authreq.timeout;
+	conn_set_deadline(c, m->u.authreq.timeout);
 	snprintf(out, sizeof(out), "@RSYNCD: AUTHREQD %s\n", m->u.authreq.challenge.s);
 	if ((r = conn_write_str(c, out)) != CONN_OK)
 		hs_fail_io(r);

@@ -43,7 +43,7 @@ declare -A specific=(
 	[readlink]="empty-ok:field err-with-target:field err-neg:field str:str"
 	[open]="nofd:fd fd-with-err:fd err-big:field mode-dir:field handle0:field nsec:field count0:field count17:field nfds-lie:fd after-count:field err-with-handle:field"
 	[idname]="found-empty:field found2:field notfound-with-name:field str:str"
-	[authreq]="chal-short:field pad:field newline:field blank:field chal-long:field str:str"
+	[authreq]="chal-short:field pad:field newline:field blank:field chal-long:field str:str timeout0:field"
 	[xattr]="used0:field used-big:field"
 	[xattr_end]="err-neg:field err-with-count:field count-big:field total-big:field count-no-total:field"
 )

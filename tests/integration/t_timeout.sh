@@ -119,6 +119,31 @@ since=${5:-99}
 	pass "trickle: a byte a second, never silent, cut at the handshake bound after $since s" ||
 	fail "trickle: $(cat "$TMP/p.trickle")"
 
+# --- a login: the module's own timeout bounds it, as in rsyncd ---------------
+# (rsync 3.5.0's daemon-handshake-timeout: a global 20 s, the module 2 s;
+# the login of a module that asks for one is cut after the module's 2 s)
+printf 'joe:pw\n' > "$TMP/secrets"; chmod 600 "$TMP/secrets"
+for side in prsyncd rsyncd; do
+	cat > "$TMP/l.$side.conf" <<CONF
+pid file = $TMP/l.rsyncd.pid
+timeout = 20
+[auth]
+	path = $D
+$ids
+	timeout = 2
+	auth users = joe
+	secrets file = $TMP/secrets
+CONF
+	lport=$(free_port)
+	if [ $side = prsyncd ]; then start_prsyncd "$TMP/l.$side.conf" "$lport" "$TMP/l.log"; L=$PRSYNCD_PID
+	else start_rsyncd "$TMP/l.$side.conf" "$lport"; L=$RSYNCD_PID; fi
+	set -- $(timeout 40 python3 "$TC" "$lport" login auth --limit 15 2>&1)
+	awk -v t="${2:-99}" 'BEGIN { exit !(t >= 1.5 && t <= 4) }' && [ "$1" = CLOSED ] &&
+		pass "login ($side): silent after the challenge, cut after $2 s by the module's timeout (2 s), not the global 20 s" ||
+		fail "login ($side): $*"
+	stop_pid "$L"
+done
+
 # --- after selection: arguments, after the file list, sums, mid-file ---------
 phase() { # phase NAME MODE [ARGS...]: the client, the slot held, the cut, the slot freed
 	local name=$1 mode=$2; shift 2

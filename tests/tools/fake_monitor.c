@@ -178,6 +178,7 @@ static int specific(struct pr_msg *m, int *fds, int *nfds)
 		else if (!strcmp(f, "blank")) pr_str_set_name(c, "EVILEVILEVILEVILEVIL EVIL");
 		else if (!strcmp(f, "chal-long")) { memset(c->s, 'E', 100); c->s[100] = '\0'; c->len = 100; }
 		else if (!strcmp(f, "str")) set_unterminated(c->s, sizeof(c->s), &c->len);
+		else if (!strcmp(f, "timeout0")) m->u.authreq.timeout = 0;
 		else return 0;
 		return 1;
 	}
@@ -445,6 +446,7 @@ static void serve_request(const struct pr_msg *r)
 		if (strcmp(point, "authreq") == 0 && !injected) {
 			pr_msg_init(&m, PR_M_AUTHREQ);
 			pr_str_set_name(&m.u.authreq.challenge, "Q2hhbGxlbmdlQ2hhbGxlbmdl");
+			m.u.authreq.timeout = 30;
 			answer(&m, -1, "authreq");
 			break;
 		}

@@ -15,6 +15,8 @@ by --limit (default 20 s).
   MODE: greet     read the greeting, send nothing
         args      greeting and module, then half of the arguments
         trickle   the greeting, the module and arguments one byte a second
+        login     the greeting and a module that asks for a login: the
+                  challenge read, then nothing
         afterlist a full setup and filter list, then nothing (the file list
                   arrives; the server waits for requests)
         midsums   request FILE with a sum head of 64 blocks, send half of them
@@ -87,7 +89,7 @@ def main():
     (port, mode, module, *rest), limit, rate = opts(sys.argv[1:])
     port = int(port)
     fname = rest[0] if rest else ""
-    if mode in ("greet", "args", "trickle"):
+    if mode in ("greet", "args", "trickle", "login"):
         s = socket.create_connection(("127.0.0.1", port), 5)
         s.settimeout(5)
         first = s.recv(4096)
@@ -116,6 +118,20 @@ def main():
                 print("REFUSED", buf.decode("latin-1").strip().replace("\n", "|"))
                 return
             s.sendall(b"--server\0--sender\0")
+            last = time.time()
+            ready()
+        elif mode == "login":
+            # a module that asks for a login: the challenge, then silence
+            s.sendall(b"@RSYNCD: 32.0 md5\n" + module.encode() + b"\n")
+            buf = b""
+            while b"@RSYNCD: AUTHREQD " not in buf and b"@ERROR" not in buf:
+                b = s.recv(4096)
+                if not b:
+                    break
+                buf += b
+            if b"@RSYNCD: AUTHREQD " not in buf:
+                print("REFUSED", buf.decode("latin-1").strip().replace("\n", "|"))
+                return
             last = time.time()
             ready()
         elif mode == "trickle":

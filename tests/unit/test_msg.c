@@ -411,6 +411,7 @@ static void build(struct pr_msg *m, enum pr_msg_type t)
 	case PR_M_AUTHREQ:
 		pr_msg_init(m, t);
 		set_name(&m->u.authreq.challenge, "AbCdEfGhIjKlMnOpQrSt+/");
+		m->u.authreq.timeout = 30;
 		return;
 	case PR_W_AUTH:
 		pr_msg_init(m, t);
@@ -1037,6 +1038,13 @@ static void test_auth_fields(void)
 	build(&m, PR_M_AUTHREQ);
 	m.u.authreq.challenge.len = 30;
 	expect(PR_MSG_EBADSTR, &m, PR_DIR_TO_WORKER, 0, "challenge length past its NUL");
+	build(&m, PR_M_AUTHREQ);
+	m.u.authreq.timeout = 0;
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "login timeout 0");
+	m.u.authreq.timeout = 3601;
+	expect(PR_MSG_EBADFIELD, &m, PR_DIR_TO_WORKER, 0, "login timeout over an hour");
+	m.u.authreq.timeout = 3600;
+	expect(PR_MSG_OK, &m, PR_DIR_TO_WORKER, 0, "login timeout of an hour");
 }
 
 /* ---------------------------------------------------------------------- */
