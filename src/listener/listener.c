@@ -601,13 +601,22 @@ static int handle_signals(struct lsn *l, int sfd)
 	return 0;
 }
 
+/*
+ * The loop.  Only open descriptors go into the poll set (a session's
+ * channel is closed once it has claimed what it asks for), since poll()
+ * refuses more entries than the descriptor limit (EINVAL): with closed
+ * channels counted, 62 sessions under a limit of 64 stopped the listener.
+ * chan_of[k] is the session of the k-th channel polled; the table is
+ * only appended to (accept) and shrunk (reap) after the channels are
+ * served.
+ */
 static int serve(struct lsn *l, int sfd)
 {
 	struct pollfd *pfd = NULL;
-	size_t cap = 0;
+	size_t *chan_of = NULL, cap = 0;
 
 	for (;;) {
-		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 2 + l->t.n + l->ref.n, nr = l->ref.n;
+		size_t n = 0, nl = (size_t)l->sk->n, need = nl + 2 + l->t.open + l->ref.n, nr = l->ref.n, nc = 0;
 		int timeout = -1, jfd = l->job_gen != NULL ? l->job.fd : -1;
 
 		if (l->sk->mode == SOCK_INETD && l->t.n == 0)
@@ -616,20 +625,26 @@ static int serve(struct lsn *l, int sfd)
 			break;
 		if (need > cap) {
 			struct pollfd *grown = realloc(pfd, need * 2 * sizeof(*pfd));
+			size_t *grown_of = grown ? realloc(chan_of, need * 2 * sizeof(*chan_of)) : NULL;
 
-			if (grown == NULL) {
+			if (grown != NULL)
+				pfd = grown;
+			if (grown_of == NULL) {
 				log_msg(PR_LOG_ERR, "out of memory");
 				poll(NULL, 0, 100);
 				continue;
 			}
-			pfd = grown;
+			chan_of = grown_of;
 			cap = need * 2;
 		}
 		for (size_t i = 0; i < nl; i++)
 			pfd[n++] = (struct pollfd){ .fd = l->sk->fd[i], .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		for (size_t i = 0; i < l->t.n; i++)
-			pfd[n++] = (struct pollfd){ .fd = l->t.s[i].chan.fd, .events = POLLIN };
+		for (size_t i = 0; i < l->t.n && nc < l->t.open; i++)
+			if (l->t.s[i].chan.fd >= 0) {
+				chan_of[nc++] = i;
+				pfd[n++] = (struct pollfd){ .fd = l->t.s[i].chan.fd, .events = POLLIN };
+			}
 		refusal_poll(&l->ref, pfd + n, &timeout);
 		n += nr;
 		pfd[n++] = (struct pollfd){ .fd = jfd, .events = POLLIN }; /* -1: ignored by poll */
@@ -661,9 +676,9 @@ static int serve(struct lsn *l, int sfd)
 		/* Refused clients and channels first: the orders of ref and
 		 * of the table are what pfd was built from. */
 		refusal_sweep(&l->ref, pfd + n - 1 - nr);
-		for (size_t i = 0; i < l->t.n; i++)
-			if (pfd[nl + 1 + i].revents && l->t.s[i].chan.fd == pfd[nl + 1 + i].fd)
-				sessions_serve(&l->t, &l->t.s[i]);
+		for (size_t k = 0; k < nc; k++)
+			if (pfd[nl + 1 + k].revents && l->t.s[chan_of[k]].chan.fd == pfd[nl + 1 + k].fd)
+				sessions_serve(&l->t, &l->t.s[chan_of[k]]);
 		for (size_t i = 0; i < nl && !l->stopping; i++)
 			if (pfd[i].revents & POLLIN)
 				accept_on(l, pfd[i].fd);
@@ -674,6 +689,7 @@ static int serve(struct lsn *l, int sfd)
 		names_tick(l, jfd >= 0 && pfd[n - 1].revents != 0);
 	}
 	free(pfd);
+	free(chan_of);
 	return 0;
 }
 
@@ -746,7 +762,9 @@ int listener_run(const struct listener_opts *o, struct socks *sk, struct gen *g)
 	l.fd_base = count_fds();
 	if (l.fd_limit < MAX_SESSIONS + l.fd_base + START_FDS + SPARE_FDS + REFUSE_MAX && sk->mode != SOCK_INETD)
 		log_msg(PR_LOG_WARNING, "descriptor limit %zu: at most %zu sessions before module selection "
-			"at a time; clients beyond are refused", l.fd_limit, chan_room(&l));
+			"at a time (only while a module has 'max connections': otherwise a session gives "
+			"its descriptor back once its host is counted); clients beyond are refused",
+			l.fd_limit, chan_room(&l));
 	if (sk->mode == SOCK_INETD) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);

@@ -844,13 +844,17 @@ static int claim_host(struct session *s, const struct sockaddr *sa, socklen_t le
 
 /* A slot in the module, asked at selection before the monitor commits to
  * it; the last request, so the channel is closed after it.  0, or -1 with
- * the client's @ERROR line in text. */
+ * the client's @ERROR line in text.  With the channel closed already
+ * (counts_slots(): no module of this configuration has a limit) there is
+ * nothing to count, as rsyncd claims no slot for a module without one. */
 static int claim_slot(struct session *s, const struct cfg_module *mod, char *text, size_t textlen)
 {
 	struct lchan_msg req = { .type = LCHAN_SLOT };
 	struct lchan_answer a = { 0 };
 	int rc;
 
+	if (s->lsn.fd < 0)
+		return 0;
 	req.u.slot.module = (uint32_t)(mod - s->cfg.modules);
 	rc = ask_listener(s, &req, &a);
 	close(s->lsn.fd);
@@ -864,6 +868,19 @@ static int claim_slot(struct session *s, const struct cfg_module *mod, char *tex
 		snprintf(text, textlen, "@ERROR: max connections (%d) reached -- try again later", a.limit);
 		return -1;
 	}
+	return 0;
+}
+
+/* Does any module of the configuration count its sessions ("max
+ * connections" other than 0)?  If none does, the listener channel is
+ * closed after the HOST claim: an idle session then holds no descriptor
+ * of the listener's, which can hold as many idle clients as rsyncd does
+ * under a low descriptor limit. */
+static int counts_slots(const struct cfg *c)
+{
+	for (size_t i = 0; i < c->nmodules; i++)
+		if (c->modules[i].max_connections != 0)
+			return 1;
 	return 0;
 }
 
@@ -893,6 +910,10 @@ static int session_run(struct session *s, const struct session_opts *o)
 	log_msg(PR_LOG_INFO, "connect from %s (%s)", s->host, s->addr);
 	if (claim_host(s, s->peerlen ? (struct sockaddr *)&s->peer : NULL, s->peerlen, proxied) < 0)
 		return 1;
+	if (!counts_slots(&s->cfg)) {
+		close(s->lsn.fd);
+		s->lsn.fd = -1;
+	}
 	/* The secret-independent preparation of authentication, before the
 	 * worker exists; hosts allow/deny wait for the selection (access.c). */
 	if (wants_auth(&s->cfg) && auth_init(&s->auth) < 0) {
