@@ -174,5 +174,8 @@ const struct cfg_module *cfg_find_module(const struct cfg *c, const char *name);
 
 /* Parse a boolean as rsyncd does: yes/no/true/false/1/0, case-insensitive. */
 int cfg_parse_bool(const char *v, int *out);
+/* A number as rsyncd reads it (atoi(3)); *plain (if not NULL): the text
+ * was exactly that number. */
+int rsyncd_atoi(const char *s, int *plain);
 
 #endif
