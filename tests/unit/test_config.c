@@ -3,6 +3,7 @@
 #include "config.h"
 #include "unit.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,11 +161,19 @@ static void test_modules(void)
 	CHECK(cfg_find_module(&c, "") == NULL);
 	cfg_free(&c);
 
-	/* Names differing only in case are distinct modules. */
-	EXPECT_OK("[a]\npath=/a\n[A]\npath=/b\n", c);
+	/* rsyncd compares section names without case and blanks: a later
+	 * "[A]" continues "[a]", whose name stays; clients name it exactly. */
+	EXPECT_OK("[a]\npath=/a\ncomment = one\n[A]\npath=/b\n[ x  y ]\npath=/c\n[xy]\ncomment = xy\n", c);
 	CHECK(c.nmodules == 2);
-	CHECK(cfg_find_module(&c, "a") && streq(cfg_find_module(&c, "a")->path, "/a"));
-	CHECK(cfg_find_module(&c, "A") && streq(cfg_find_module(&c, "A")->path, "/b"));
+	CHECK(cfg_find_module(&c, "a") && streq(cfg_find_module(&c, "a")->path, "/b") &&
+	      streq(cfg_find_module(&c, "a")->comment, "one") && cfg_find_module(&c, "a")->line == 1);
+	CHECK(cfg_find_module(&c, "A") == NULL);
+	CHECK(cfg_find_module(&c, "x y") && streq(cfg_find_module(&c, "x y")->comment, "xy"));
+	CHECK(c.nwarnings == 2 && strstr(c.warnings[0], "t.conf:4: module [A] (a second section) continues "
+					 "module [a] of line 1, as rsyncd continues it"));
+	cfg_free(&c);
+	EXPECT_OK("[ GLOBAL ]\nport = 5\n[glo bal]\nport = 6\n", c);
+	CHECK(c.nmodules == 0 && c.port == 6 && c.nwarnings == 0);
 	cfg_free(&c);
 
 	/* Section headers may carry a trailing comment. */
@@ -449,8 +458,15 @@ static void test_bad_structure(void)
 
 	/* Section headers. */
 	EXPECT_ERR("[m\npath = /x\n", 1, "closing ']'");
-	EXPECT_ERR("[m] extra\npath = /x\n", 1, "unexpected text after ']'");
-	EXPECT_ERR("[a]b]\npath = /x\n", 1, "unexpected text after ']'");
+	{
+		struct cfg c;
+
+		/* rsyncd ignores the rest of a header's line */
+		EXPECT_OK("[m] extra\npath = /x\n[a]b]\npath = /y\n", c);
+		CHECK(c.nmodules == 2 && streq(c.modules[1].name, "a") && c.nwarnings == 2 &&
+		      strstr(c.warnings[0], "t.conf:1: text after ']' ignored, as rsyncd ignores it: \"extra\""));
+		cfg_free(&c);
+	}
 	EXPECT_ERR("[]\n", 1, "empty module name");
 	EXPECT_ERR("[   ]\n", 1, "empty module name");
 	EXPECT_ERR("[a/b]\npath=/x\n", 1, "contains '/'");
@@ -472,11 +488,9 @@ static void test_bad_structure(void)
 	EXPECT_ERR("[a]\npath=/a\n[b]\n[global]\npath=/late\n", 3,
 		   "module [b] has no 'path'");
 
-	/* Duplicate modules cite both lines. */
-	EXPECT_ERR("[a]\npath=/a\n[b]\npath=/b\n[a]\npath=/c\n", 5,
-		   "duplicate module [a] (first defined at line 1)");
-	EXPECT_ERR("[ x  y ]\npath=/a\n[x y]\npath=/b\n", 3,
-		   "duplicate module [x y]");
+	/* A second section continues the first (test_modules); what it says
+	 * is judged with the first's. */
+	EXPECT_ERR("[a]\npath=/a\n[b]\npath=/b\n[a]\npre-xfer exec = x\n", 6, "module [a]: 'pre-xfer exec' is refused");
 
 	/* Global-only parameters inside a module: ignored with a warning,
 	 * as rsyncd ignores them. */
@@ -497,7 +511,9 @@ static void test_bad_structure(void)
 	EXPECT_ERR("port = 1\n&include /nonexistent/prsyncd.d\n", 2,
 		   "&include /nonexistent/prsyncd.d: No such file or directory");
 	EXPECT_ERR("&merge /nonexistent/x.inc\n", 1, "&merge /nonexistent/x.inc:");
-	EXPECT_ERR("&includes x\n", 1, "unknown directive \"&includes x\"");
+	EXPECT_ERR("&includes x\n", 1, "unknown directive \"&includes\"");
+	EXPECT_ERR("&include =\n", 1, "&include names no file");
+	EXPECT_ERR("&merge  \t= \n", 1, "&merge names no file");
 	EXPECT_ERR("&frobnicate x\n", 1, "unknown directive");
 	{
 		struct cfg c;
@@ -1048,14 +1064,33 @@ static void test_includes(void)
 	}
 	cfg_free(&c);
 
-	/* A relative name: from the including file's directory. */
+	/* A relative name: from the working directory (the one of the
+	 * first load), as rsyncd takes it, not from the including file's;
+	 * the forms with '=', any case. */
 	snprintf(path, sizeof path, "%s/main.conf", dir);
-	CHECK(write_text(path, "&include rel.conf\n") == 0);
 	{
-		char e[CFG_ERR_MAX];
+		char e[CFG_ERR_MAX], cwd[PATH_MAX], rel[PATH_MAX * 2], line[PATH_MAX * 3];
+		static const char *const forms[] = {
+			"&include = ", "&include=", "&INCLUDE\t=  ", "&Include ", "&merge = ", "&merge=",
+		};
+		size_t n = 0;
 
-		CHECK(cfg_load(path, &c, e, sizeof e) == 0 && c.nmodules == 1 && streq(c.modules[0].name, "rel"));
-		cfg_free(&c);
+		CHECK(write_text(path, "&include = rel.conf\n") == 0);
+		CHECK(cfg_load(path, &c, e, sizeof e) == -1 && strstr(e, "rel.conf: No such file or directory"));
+		/* dir/rel.conf named from the working directory: "../../tmp/..." */
+		CHECK(getcwd(cwd, sizeof cwd) != NULL);
+		rel[0] = '\0';
+		for (const char *q = cwd; *q; q++)
+			if (*q == '/' && q[1] && n + 4 < sizeof rel)
+				n += (size_t)snprintf(rel + n, sizeof rel - n, "../");
+		snprintf(rel + n, sizeof rel - n, "%s/rel.conf", dir + 1);
+		for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+			snprintf(line, sizeof line, "%s%s\n", forms[i], rel);
+			CHECK(write_text(path, line) == 0);
+			CHECK_MSG(cfg_load(path, &c, e, sizeof e) == 0 && c.nmodules == 1 &&
+				  streq(c.modules[0].name, "rel"), "%s: %s", line, e);
+			cfg_free(&c);
+		}
 	}
 	/* Errors in an included file cite it; the parse goes on. */
 	W("bad.conf", "[x]\npath = /x\nearly exec = maybe\n");
