@@ -764,6 +764,15 @@ static int parse_long_opt(struct pstate *ps, char *const *argv, size_t *i, size_
 		if (d && !(d->flags & F_NEG))
 			d = NULL;
 		neg = 1;
+		/* only the --no- forms rsync has ("--no-stats" is unknown to it) */
+		if (d && nlen < 64) {
+			char spelled[64];
+
+			memcpy(spelled, rec, nlen);
+			spelled[nlen] = '\0';
+			if (!refuse_known(spelled))
+				d = NULL;
+		}
 	}
 	if (d == NULL)
 		return popt_fail(ps, "unknown option");
