@@ -22,6 +22,14 @@
 
 #define ARGS_MAX 16000
 #define ARG_LEN_MAX 5120
+/* rsyncd's bound on a client's list: its argv of 16000 holds its own
+ * "rsyncd" first (not before a secluded list) and ends the session
+ * ("too many daemon arguments", code 2) at the record that would fill the
+ * last place but one: 15998 records, 15999 in a secluded list.  (It also
+ * counts the names a wildcard in a path expands to; prsyncd counts the
+ * records.) */
+#define ARGS_DAEMON_MAX (ARGS_MAX - 2)
+#define ARGS_SECLUDED_MAX (ARGS_MAX - 1)
 
 /* Our checksum list in stock's preference order; the client chooses. */
 static const char our_checksums[] = "xxh128 xxh3 xxh64 md5 md4 sha1 none";
@@ -66,7 +74,7 @@ static void args_push(struct arglist *a, char *p)
  * >= 30 and secluded lists); otherwise '\n' (or '\r') ends a record.
  * Bounded in count and length; an over-long record ends the session.
  */
-static void read_args(struct sess *s, struct arglist *a, int nul)
+static void read_args(struct sess *s, struct arglist *a, int nul, size_t limit)
 {
 	static char rec[ARG_LEN_MAX + 1];
 
@@ -96,8 +104,8 @@ static void read_args(struct sess *s, struct arglist *a, int nul)
 		}
 		if (len == 0)
 			return;
-		if (a->n >= ARGS_MAX) {
-			mon_log(PR_LOG_WARNING, "too many arguments");
+		if (a->n >= limit) {
+			mon_log(PR_LOG_WARNING, "too many daemon arguments");
 			mon_exit(RERR_PROTOCOL);
 		}
 		rec[len] = '\0';
@@ -360,7 +368,7 @@ void setup_session(struct sess *s)
 	if (a == NULL)
 		mon_exit(RERR_MALLOC);
 	io_init(&s->io, s->c, s->protocol);
-	read_args(s, a, s->protocol >= 30);
+	read_args(s, a, s->protocol >= 30, ARGS_DAEMON_MAX);
 	cluster = find_cluster(a, &at);
 	if (cluster && cluster_has(cluster, 's', &caps)) {
 		/* Secluded args: the real options follow in a NUL-framed list
@@ -373,7 +381,7 @@ void setup_session(struct sess *s)
 		for (size_t i = at + 1; i < a->n; i++)
 			free(a->v[i]);
 		a->n = at + 1;
-		read_args(s, b, 1);
+		read_args(s, b, 1, ARGS_SECLUDED_MAX);
 		for (size_t i = 1; i < b->n && a->n < ARGS_MAX; i++) {
 			args_push(a, b->v[i]);
 			b->v[i] = NULL;

@@ -82,7 +82,23 @@ case $out in mod*) pass "listener serves after the stalls";; *) fail "after the 
 many=$(python3 -c 'print("-v\\0" * 16001, end="")')
 out=$(slow 0 burst '@RSYNCD: 32.0 md5\nmod\n--server\0--sender\0' "$many" '\0')
 case $out in EOF*|RESET*) pass "16,003 argument records: session ended";; *) fail "argument count: $out";; esac
-wait_log "$TMP/log" 'too many arguments' && pass "argument count: logged" || fail "argument count: not logged"
+wait_log "$TMP/log" 'too many daemon arguments' && pass "argument count: logged as rsyncd logs it" || fail "argument count: not logged"
+# rsyncd's bound exactly: 15,998 records (its own "rsyncd" is the first of
+# 16,000 places, the last one is kept free) are served, one more is not.
+edge() { # edge N: N records as rawclient --send text ("\0" escapes)
+	python3 - "$1" <<'PY'
+import sys
+n = int(sys.argv[1])
+print("--server\\0--sender\\0-r\\0.\\0" + "mod/x\\0" * (n - 4), end="")
+PY
+}
+out=$(slow 0 burst '@RSYNCD: 32.0 md5\nmod\n' "$(edge 15998)" '\0')
+case $out in *"@RSYNCD: OK|"?*) pass "15,998 argument records: served, as rsyncd serves them";; *) fail "15,998 records: $out";; esac
+n=$(grep -c 'too many daemon arguments' "$TMP/log")
+out=$(slow 0 burst '@RSYNCD: 32.0 md5\nmod\n' "$(edge 15999)" '\0')
+case $out in EOF*|RESET*) pass "15,999 argument records: session ended, as rsyncd ends it";; *) fail "15,999 records: $out";; esac
+wait_log "$TMP/log" 'too many daemon arguments' && [ "$(grep -c 'too many daemon arguments' "$TMP/log")" -gt "$n" ] &&
+	pass "15,999 argument records: logged" || fail "15,999 records: not logged"
 long=$(python3 -c 'print("x" * 100000, end="")')
 out=$(slow 0 burst '@RSYNCD: 32.0 md5\nmod\n--server\0' "$long" '\0\0')
 case $out in EOF*|RESET*) pass "a 100,000-byte argument: session ended";; *) fail "argument length: $out";; esac
