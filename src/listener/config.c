@@ -17,11 +17,16 @@
  *    later [global] string such as 'comment' back into earlier modules that
  *    did not set it; we do not reproduce that.)
  *  - A global parameter inside a module is ignored with a warning, as
- *    stock ignores it; an unknown parameter is an error (stock: ignored).
+ *    stock ignores it; so is an unknown parameter.
+ *  - Values are read as stock's loadparm reads them, so every file it
+ *    serves loads: numbers by atoi(3), booleans without case or blanks,
+ *    a bad boolean or facility name ignored (the value stays), unset/-1
+ *    for the three-state booleans; each odd value gets a warning saying
+ *    what it became (docs/configuration.md section 2).
  *  - %VAR% references are expanded as the value is read (cfgvars.h).
  *  - Keys also ignore '_', which stock does not; this only accepts more.
- *  - Stock serves a relative 'path' from its working directory and takes
- *    any 'syslog facility' name; both are errors here.
+ *  - Stock serves a relative 'path' from its working directory; an error
+ *    here.
  *  - An empty value for an optional string (address, uid, ...) means unset,
  *    which also lets a module cancel a global default ("gid =").
  *  - "daemon uid"/"daemon gid": rsyncd, once it runs as them, cannot switch
