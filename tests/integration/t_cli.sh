@@ -28,9 +28,18 @@ refuse() { # refuse NAME LINE-NO BODY EXPECT
 refuse "daemon chroot" 1 "daemon chroot = /srv\n[pub]\n\tpath = $TMP/pub\n" "daemon chroot"
 refuse "pre-xfer exec" 3 "[pub]\n\tpath = $TMP/pub\n\tpre-xfer exec = /bin/true\n" "exec"
 refuse "malformed hosts allow" 3 "[pub]\n\tpath = $TMP/pub\n\thosts allow = 10.0.0.0/33\n" "malformed address"
-refuse "unknown key" 2 "[pub]\n\tfrobnicate = 1\n\tpath = $TMP/pub\n" "frobnicate"
-refuse "bad boolean" 3 "[pub]\n\tpath = $TMP/pub\n\tlist = maybe\n" "maybe"
 refuse "module without path" 1 "[pub]\n\tcomment = x\n" "path"
+# What rsyncd accepts loads, with a warning at its line saying what it became.
+warns() { # warns NAME LINE-NO BODY EXPECT
+	local f=$TMP/odd.$RANDOM.conf out rc
+	printf '%b' "$3" > "$f"
+	out=$("$P" --config="$f" --check-config 2>&1); rc=$?
+	if [ $rc = 0 ] && grep -q -- "warning: $f:$2:.*$4" <<<"$out"; then pass "$1: loads, warned at line $2"
+	else fail "$1: rc=$rc out=$out"; fi
+}
+warns "unknown key" 2 "[pub]\n\tfrobnicate = 1\n\tpath = $TMP/pub\n" "unknown parameter 'frobnicate': rsyncd ignores it"
+warns "bad boolean" 3 "[pub]\n\tpath = $TMP/pub\n\tlist = maybe\n" "'list = maybe' is not yes/no.*the value stays yes"
+warns "max verbosity = yes" 1 "max verbosity = yes\n[pub]\n\tpath = $TMP/pub\n" "'max verbosity = yes' is read as 0, as rsyncd reads it"
 
 warnf=$TMP/warn.conf
 printf '[pub]\n\tpath = %s\n\tport = 5\n' "$TMP/pub" > "$warnf"
