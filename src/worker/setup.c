@@ -17,6 +17,7 @@
 #include "compress_sess.h"
 #include "mon.h"
 #include "filesfrom.h"
+#include "filters.h"
 #include "sess.h"
 #include "xferrec.h"
 
@@ -361,9 +362,9 @@ void setup_session(struct sess *s)
 {
 	struct arglist *a = calloc(1, sizeof(*a));
 	const char *cluster, *caps = NULL;
-	char err[IO_MSG_TEXT_MAX];
+	char err[IO_MSG_TEXT_MAX], ferr[IO_MSG_TEXT_MAX];
 	size_t at = 0;
-	int flags, timeout;
+	int flags, timeout, rc;
 
 	if (a == NULL)
 		mon_exit(RERR_MALLOC);
@@ -397,7 +398,16 @@ void setup_session(struct sess *s)
 	refuse_compile(&s->refuse, s->hs.refuse, s->hs.charset[0] != '\0', err, sizeof(err));
 	if (err[0])
 		mon_log(PR_LOG_INFO, "No match for refuse-options string \"%s\"", err);
-	if (options_parse_refusing(&s->opt, s->protocol, &s->refuse, a->v, a->n, err, sizeof(err)) < 0) {
+	rc = options_parse_refusing(&s->opt, s->protocol, &s->refuse, a->v, a->n, err, sizeof(err));
+	/* rsyncd adds the filter arguments as it parses them, reading the
+	 * files they name, so those before a bad option count first (and a
+	 * file it cannot read ends the session before anything is sent). */
+	if (filters_from_args(s, ferr, sizeof(ferr)) < 0) {
+		args_free(a);
+		free(a);
+		refuse(s, flags, ferr);
+	}
+	if (rc < 0) {
 		args_free(a);
 		free(a);
 		if (s->opt.insecure_links)
