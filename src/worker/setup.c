@@ -106,7 +106,11 @@ static void read_args(struct sess *s, struct arglist *a, int nul, size_t limit)
 		if (len == 0)
 			return;
 		if (a->n >= limit) {
+			/* rsyncd's two lines: its message, then its exit's
+			 * (which names its source line where we name the step) */
 			mon_log(PR_LOG_WARNING, "too many daemon arguments");
+			mon_log(PR_LOG_WARNING, "rsync error: %s (code %d) at read_args [Receiver=prsyncd-%s]",
+				rerr_text(RERR_PROTOCOL), RERR_PROTOCOL, PRSYNCD_VERSION);
 			mon_exit(RERR_PROTOCOL);
 		}
 		rec[len] = '\0';
