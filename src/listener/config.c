@@ -820,17 +820,47 @@ static int apply(struct parser *p, const struct param *e, void *base, char *val)
 }
 
 /* rsyncd logs "IGNORING unknown parameter" and goes on; so does prsyncd,
- * once per name and file. */
+ * once per name and file, and says what that means: a misspelt "hosts
+ * deny" denies nothing. */
 static int unknown_param(struct parser *p, const char *key)
 {
+	char entry[CFG_ERR_MAX], **grown;
+
 	for (size_t i = 0; i < p->nunknown; i++)
 		if (key_eq(p->unknown[i], key))
 			return 0;
 	if (p->nunknown < CFG_UNKNOWN_MAX)
 		snprintf(p->unknown[p->nunknown++], sizeof p->unknown[0], "%s", key);
-	return cfg_warn_at(p, p->line, "unknown parameter '%.80s': rsyncd ignores it (\"IGNORING unknown "
-			   "parameter\"), and so does prsyncd; if it is a misspelling, the directive meant "
-			   "is not in effect", key);
+	snprintf(entry, sizeof entry, "'%.80s' (%s:%d)", key, p->name, p->line);
+	grown = realloc(p->cfg->unknown, (p->cfg->nunknown + 1) * sizeof *grown);
+	if (!grown || !(grown[p->cfg->nunknown] = strdup(entry))) {
+		if (grown)
+			p->cfg->unknown = grown;
+		return fail(p, "out of memory");
+	}
+	p->cfg->unknown = grown;
+	p->cfg->nunknown++;
+	return cfg_warn_at(p, p->line, "unknown parameter '%.80s' IGNORED, as rsyncd ignores it (\"IGNORING "
+			   "unknown parameter\"): whatever it was meant to set is not in effect", key);
+}
+
+size_t cfg_unknown_summary(const struct cfg *c, char *buf, size_t len)
+{
+	size_t n = 0, shown = c->nunknown < 10 ? c->nunknown : 10;
+
+#define PUT(...) do { int k_ = snprintf(buf + n, len - n, __VA_ARGS__); \
+	n = k_ < 0 ? n : n + (size_t)k_ < len ? n + (size_t)k_ : len - 1; } while (0)
+	if (c->nunknown == 0 || len == 0)
+		return 0;
+	buf[0] = '\0';
+	PUT("%zu unknown parameter%s IGNORED, as rsyncd ignores them: ", c->nunknown, c->nunknown == 1 ? "" : "s");
+	for (size_t i = 0; i < shown; i++)
+		PUT("%s%s", i ? ", " : "", c->unknown[i]);
+	if (shown < c->nunknown)
+		PUT(" and %zu more", c->nunknown - shown);
+	PUT(": whatever %s meant to set is not in effect", c->nunknown == 1 ? "it was" : "they were");
+#undef PUT
+	return n;
 }
 
 /* %VAR% from the listener's environment; the names rsyncd defines per
@@ -979,5 +1009,8 @@ void cfg_free(struct cfg *c)
 	for (i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
+	for (i = 0; i < c->nunknown; i++)
+		free(c->unknown[i]);
+	free(c->unknown);
 	memset(c, 0, sizeof *c);
 }

@@ -450,9 +450,44 @@ static void test_bad_structure(void)
 
 		EXPECT_OK("bogus = 1\n[m]\npath=/x\nRead Onl = no\nbogus = 2\n-x = 1\n", c);
 		CHECK(c.nmodules == 1 && c.modules[0].read_only == 1 && c.nwarnings == 3);
-		CHECK(c.nwarnings == 3 && strstr(c.warnings[0], "t.conf:1: unknown parameter 'bogus': rsyncd ignores it") &&
+		CHECK(c.nwarnings == 3 && strstr(c.warnings[0], "t.conf:1: unknown parameter 'bogus' IGNORED, as rsyncd "
+						 "ignores it (\"IGNORING unknown parameter\"): whatever it was meant "
+						 "to set is not in effect") &&
 		      strstr(c.warnings[1], "t.conf:4: module [m]: unknown parameter 'Read Onl'") &&
 		      strstr(c.warnings[2], "unknown parameter '-x'"));
+		/* ... and named once more in one line, with where each was */
+		CHECK(c.nunknown == 3 && streq(c.unknown[0], "'bogus' (" NAME ":1)") &&
+		      streq(c.unknown[1], "'Read Onl' (" NAME ":4)"));
+		{
+			char sum[CFG_SUMMARY_MAX];
+
+			CHECK(cfg_unknown_summary(&c, sum, sizeof(sum)) > 0 &&
+			      streq(sum, "3 unknown parameters IGNORED, as rsyncd ignores them: 'bogus' (" NAME
+				    ":1), 'Read Onl' (" NAME ":4), '-x' (" NAME ":6): whatever they were meant "
+				    "to set is not in effect"));
+			CHECK(cfg_unknown_summary(&c, sum, 20) == 19 && strlen(sum) == 19);
+		}
+		cfg_free(&c);
+	}
+	{
+		struct cfg c;
+		char sum[CFG_SUMMARY_MAX];
+
+		EXPECT_OK("[m]\npath=/x\n", c);
+		CHECK(c.nunknown == 0 && cfg_unknown_summary(&c, sum, sizeof(sum)) == 0);
+		cfg_free(&c);
+	}
+	{
+		/* twelve: ten named, the rest counted */
+		struct cfg c;
+		char text[512] = "", sum[CFG_SUMMARY_MAX];
+
+		for (int k = 0; k < 12; k++)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "unknown%d = 1\n", k);
+		EXPECT_OK(text, c);
+		CHECK(c.nunknown == 12 && cfg_unknown_summary(&c, sum, sizeof(sum)) > 0 &&
+		      strstr(sum, "12 unknown parameters IGNORED") && strstr(sum, "'unknown9'") &&
+		      !strstr(sum, "'unknown10'") && strstr(sum, " and 2 more: whatever they were meant"));
 		cfg_free(&c);
 	}
 
