@@ -13,6 +13,7 @@
 #include "config.h"
 
 #define CFG_NPARAMS_MAX 128 /* rows of config.c's table, at most */
+#define CFG_UNKNOWN_MAX 16  /* unknown names remembered, to warn once each */
 
 struct parser {
 	const char *name; /* the file being read (an included one while it is) */
@@ -23,6 +24,8 @@ struct parser {
 	struct cfg_module scratch;  /* takes a broken section's lines, to check them */
 	size_t cap;
 	unsigned char warned[CFG_NPARAMS_MAX]; /* per row of the table: warned once */
+	char unknown[CFG_UNKNOWN_MAX][64];       /* unknown parameters warned about, once each */
+	size_t nunknown;
 	int depth;                  /* &include/&merge nesting */
 	int nfiles;                 /* files read through them */
 	struct cfg_errors *errors;  /* every error, or NULL */

@@ -19,24 +19,29 @@
  *    as rsyncd.conf(5) says ("[ a   b ]" is module "a b").
  *  - "[global]" is recognised case-insensitively after that normalisation;
  *    stock accepts "[ GLOBAL ]" too.
- *  - Text after a section's ']' may only be blanks or a '#'/';' comment;
- *    stock silently ignores anything there.
- *  - A second section of the same name continues the first in stock; here
- *    it is an error (merge the two).
+ *  - Text after a section's ']' is ignored, as stock ignores it (with a
+ *    warning unless it is a '#'/';' comment).
+ *  - Section names compare as stock compares them, without case and blanks:
+ *    "[global]", "[ GLOBAL ]" and "[glo bal]" are the global section, and a
+ *    later "[Pub]" continues an earlier module "[pub]" (a warning).
  *  - &include FILE|DIR parses each file (a directory's *.conf, sorted) in
  *    the global context, with the defaults in effect, and leaves both as
  *    they were: the rest of the file continues in the global context.
  *    &merge FILE|DIR (*.inc) is as if the text stood in place.  An unknown
- *    &directive is an error, a bare "&include" a badly formed line.  A
- *    relative name is taken from the including file's directory (stock:
- *    from its working directory).
+ *    &directive is an error, a bare "&include" a badly formed line.  The
+ *    directive's name is any case and ends at a blank or '='; one '='
+ *    after it is dropped ("&include = DIR", "&merge=FILE").  A relative
+ *    name is taken from the working directory prsyncd started in, as
+ *    stock takes it from its own.
  */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cfgfile.h"
 #include "cfgparse.h"
@@ -151,10 +156,35 @@ static char *squeeze(char *s)
 	return s;
 }
 
+/* rsyncd compares section names as it compares keys: without case and
+ * blanks ("[Pub]" and "[p ub]" are "[pub]"). */
+static int section_eq(const char *a, const char *b)
+{
+	for (;;) {
+		while (cfg_is_blank(*a))
+			a++;
+		while (cfg_is_blank(*b))
+			b++;
+		if (!*a || !*b)
+			return *a == *b;
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return 0;
+		a++;
+		b++;
+	}
+}
+
+static struct cfg_module *find_section(struct parser *p, const char *name)
+{
+	for (size_t i = 0; i < p->cfg->nmodules; i++)
+		if (section_eq(p->cfg->modules[i].name, name))
+			return &p->cfg->modules[i];
+	return NULL;
+}
+
 static int check_module_name(struct parser *p, const char *name)
 {
 	const unsigned char *c;
-	size_t i;
 
 	if (!*name)
 		return fail(p, "empty module name");
@@ -167,11 +197,6 @@ static int check_module_name(struct parser *p, const char *name)
 	for (c = (const unsigned char *)name; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
 			return fail(p, "module name contains a control character");
-	for (i = 0; i < p->cfg->nmodules; i++)
-		if (strcmp(p->cfg->modules[i].name, name) == 0)
-			return fail(p, "duplicate module [%s] (first defined at line %d): rsyncd "
-				    "would continue the first section; merge the two", name,
-				    p->cfg->modules[i].line);
 	if (p->cfg->nmodules >= CFG_MAX_MODULES)
 		return fail(p, "more than %d modules", CFG_MAX_MODULES);
 	return 0;
@@ -198,13 +223,19 @@ static int do_section(struct parser *p, char *s)
 		return fail(p, "section header without a closing ']'"), broken_section(p);
 	for (rest = close + 1; cfg_is_blank(*rest); rest++)
 		;
-	if (*rest && *rest != '#' && *rest != ';')
-		return fail(p, "unexpected text after ']': \"%.80s\"", rest), broken_section(p);
+	if (*rest && *rest != '#' && *rest != ';' &&
+	    cfg_warn_at(p, p->line, "text after ']' ignored, as rsyncd ignores it: \"%.80s\"", rest) < 0)
+		return -1;
 	*close = '\0';
 	name = squeeze(s + 1);
 
-	if (strcasecmp(name, "global") == 0)
+	if (section_eq(name, "global"))
 		return rc;
+	if ((m = find_section(p, name)) != NULL) {
+		p->cur = m;
+		return rc | cfg_warn_at(p, p->line, "module [%s] (a second section) continues module [%s] of line %d, as rsyncd "
+					"continues it", name, m->name, m->line);
+	}
 	if (check_module_name(p, name))
 		return broken_section(p);
 	if (c->nmodules == p->cap) {
@@ -229,13 +260,28 @@ static int do_section(struct parser *p, char *s)
 
 static int parse_lines(struct parser *p, const char *text, size_t len);
 
-/* A relative name is taken from the including file's directory. */
-static int include_path(const struct parser *p, const char *arg, char *out, size_t outlen)
+/* rsyncd takes a relative name from its working directory, which it never
+ * leaves; the listener moves to "/" when it detaches, so that directory is
+ * the one the first load ran in (main.c loads before detaching). */
+static const char *start_dir(void)
 {
-	const char *slash = strrchr(p->name, '/');
-	int n = arg[0] == '/' || !slash ? snprintf(out, outlen, "%s", arg)
-		: snprintf(out, outlen, "%.*s/%s", (int)(slash - p->name), p->name, arg);
+	static char dir[PATH_MAX];
+	static int have;
 
+	if (!have && getcwd(dir, sizeof dir) != NULL)
+		have = 1;
+	return have ? dir : NULL;
+}
+
+static int include_path(const char *arg, char *out, size_t outlen)
+{
+	const char *dir = arg[0] == '/' ? NULL : start_dir();
+	int n;
+
+	if (arg[0] != '/' && dir == NULL)
+		return -1;
+	n = dir ? snprintf(out, outlen, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", arg)
+		: snprintf(out, outlen, "%s", arg);
 	return n >= 0 && (size_t)n < outlen ? 0 : -1;
 }
 
@@ -251,8 +297,8 @@ static int do_include(struct parser *p, const char *arg, int merge)
 
 	if (p->depth >= CFG_MAX_DEPTH)
 		return fail(p, "%s %s: nested more than %d deep", what, arg, CFG_MAX_DEPTH);
-	if (include_path(p, arg, path, sizeof path) < 0)
-		return fail(p, "%s %s: name too long", what, arg);
+	if (include_path(arg, path, sizeof path) < 0)
+		return fail(p, "%s %s: name too long, or no working directory to take it from", what, arg);
 	if (cfgfile_list(path, merge ? ".inc" : ".conf", &files, &n, why, sizeof why) < 0)
 		return fail(p, "%s %s: %s", what, path, why);
 	for (size_t i = 0; i < n; i++) {
@@ -286,31 +332,51 @@ static int do_include(struct parser *p, const char *arg, int merge)
 	return rc;
 }
 
-static int is_directive(const char *s, const char *word)
+static int lower_eq(char c, char want)
 {
-	size_t n = strlen(word);
+	return (c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) == want;
+}
 
-	return strncmp(s, word, n) == 0 && (!s[n] || cfg_is_blank(s[n]));
+/* "&include FILE", "&include = FILE", "&include=FILE" (any case), as
+ * rsyncd reads them: the name ends at the first space, tab or '=', and
+ * one '=' after the blanks that follow it is dropped.  A name alone is a
+ * badly formed line (skipped); an empty value names no file. */
+static int do_directive(struct parser *p, char *s)
+{
+	size_t n = strcspn(s, " \t=");
+	char *arg = s + n, *name = s;
+	int had_sep = *arg != '\0';
+
+	if (*arg == '=') {
+		*arg++ = '\0';
+	} else if (*arg) {
+		*arg++ = '\0';
+		arg = trim(arg);
+		if (*arg == '=')
+			arg++;
+	}
+	arg = trim(arg);
+	if (strcasecmp(name, "&include") != 0 && strcasecmp(name, "&merge") != 0)
+		return fail(p, "unknown directive \"%.80s\" (rsyncd knows &include and &merge)", name);
+	if (!had_sep)
+		return cfg_warn_at(p, p->line, "Ignoring badly formed line in config file: %.80s "
+				   "(no '=': skipped, as rsyncd skips it)", name);
+	if (!*arg)
+		return fail(p, "%s names no file (rsyncd: unable to stat config file \"\")", name);
+	return do_include(p, arg, lower_eq(name[1], 'm'));
 }
 
 static int do_line(struct parser *p, char *s)
 {
-	char *eq, *arg;
+	char *eq;
 
 	s = trim(s);
 	if (!*s)
 		return 0;
 	if (*s == '[')
 		return do_section(p, s);
-	if (*s == '&') {
-		arg = s + strcspn(s, " \t\r\f\v");
-		arg += *arg ? 1 : 0;
-		arg = trim(arg);
-		if ((is_directive(s, "&include") || is_directive(s, "&merge")) && *arg)
-			return do_include(p, arg, s[1] == 'm');
-		if (strcmp(s, "&include") != 0 && strcmp(s, "&merge") != 0)
-			return fail(p, "unknown directive \"%.80s\" (rsyncd knows &include and &merge)", s);
-	}
+	if (*s == '&')
+		return do_directive(p, s);
 	eq = strchr(s, '=');
 	if (!eq)
 		return cfg_warn_at(p, p->line, "Ignoring badly formed line in config file: %.80s "
@@ -385,6 +451,7 @@ static int parse_all(const char *name, const char *text, size_t len, struct cfg 
 	struct parser p;
 	int rc;
 
+	(void)start_dir();
 	memset(&p, 0, sizeof p);
 	p.name = name ? name : "(config)";
 	p.cfg = out;

@@ -198,7 +198,7 @@ int check_config(const char *file)
 	struct cfg_errors errs;
 	struct cfg cfg;
 	const char *chroot_dir = NULL;
-	char err[CFG_ERR_MAX];
+	char err[CFG_ERR_MAX], sum[CFG_SUMMARY_MAX];
 	size_t nerr;
 
 	(void)cfg_load_all(file, &cfg, &errs);
@@ -218,6 +218,10 @@ int check_config(const char *file)
 		printf("%s: configuration OK (%zu module%s)\n", file, cfg.nmodules, cfg.nmodules == 1 ? "" : "s");
 	else
 		fprintf(stderr, "prsyncd: %s: %zu error%s\n", file, nerr, nerr == 1 ? "" : "s");
+	/* loaded as rsyncd loads them, but a misspelt "hosts deny" must not
+	 * pass unseen: once more, on the output that says OK */
+	if (cfg_unknown_summary(&cfg, sum, sizeof(sum)) > 0)
+		printf("%s: %s\n", file, sum);
 	cfg_errors_free(&errs);
 	cfg_free(&cfg);
 	return nerr ? 1 : 0;

@@ -17,11 +17,16 @@
  *    later [global] string such as 'comment' back into earlier modules that
  *    did not set it; we do not reproduce that.)
  *  - A global parameter inside a module is ignored with a warning, as
- *    stock ignores it; an unknown parameter is an error (stock: ignored).
+ *    stock ignores it; so is an unknown parameter.
+ *  - Values are read as stock's loadparm reads them, so every file it
+ *    serves loads: numbers by atoi(3), booleans without case or blanks,
+ *    a bad boolean or facility name ignored (the value stays), unset/-1
+ *    for the three-state booleans; each odd value gets a warning saying
+ *    what it became (docs/configuration.md section 2).
  *  - %VAR% references are expanded as the value is read (cfgvars.h).
  *  - Keys also ignore '_', which stock does not; this only accepts more.
- *  - Stock serves a relative 'path' from its working directory and takes
- *    any 'syslog facility' name; both are errors here.
+ *  - Stock serves a relative 'path' from its working directory; an error
+ *    here.
  *  - An empty value for an optional string (address, uid, ...) means unset,
  *    which also lets a module cancel a global default ("gid =").
  *  - "daemon uid"/"daemon gid": rsyncd, once it runs as them, cannot switch
@@ -32,11 +37,13 @@
 #include "hosts.h"
 #include "safeopen.h"
 #include "hostlist.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +69,11 @@ enum scope {
 enum kind {
 	K_STR,     /* string, stored */
 	K_OPTSTR,  /* string, stored; empty means unset (NULL) */
-	K_BOOL,
-	K_INT,
+	K_BOOL,    /* rsyncd's words; a bad one is ignored with a warning */
+	K_BOOL3,   /* likewise, and "unset"/"-1" store .lo (rsyncd's Unset) */
+	K_INT,     /* prsyncd's own numbers: decimal digits in .lo..hi */
+	K_NUM,     /* rsyncd's numbers: read as atoi(3) reads them, then .fit */
+	K_FACILITY, /* a syslog facility, by name or by its code */
 	K_REFUSED, /* unsafe to ignore, not supported: always an error (.why: what to do) */
 	K_NEEDED,  /* not implemented yet, and ignoring it would expose files */
 	K_IGNORED, /* not implemented yet, harmless to ignore: one warning (.why: the consequence) */
@@ -78,16 +88,29 @@ struct param {
 	enum kind kind;
 	size_t off; /* in struct cfg, or struct cfg_module for S_MODULE and S_BOTH */
 	size_t goff; /* S_BOTH: in struct cfg */
-	int lo, hi; /* K_INT range */
+	int lo, hi; /* K_INT range; K_BOOL3: the value "unset" stores */
 	/* Extra validation, may normalise the value in place; returns the
 	 * reason it is wrong, or NULL. */
 	const char *(*check)(char *val);
+	/* K_NUM: what a value rsyncd accepts but prsyncd cannot keep as it
+	 * is becomes (in place), and what that means; NULL when it is kept.
+	 * A "!" first means rsyncd cannot use it either: an error. */
+	const char *(*fit)(int *v);
+	const char *zero; /* K_NUM: what 0 means, for the warning about a non-number */
+	/* A value rsyncd takes but cannot use (it logs that at each
+	 * connection and goes on without it): the reason; the directive is
+	 * then left unset, with a warning. */
+	const char *(*soft)(char *val);
 	const char *why; /* K_REFUSED: what to do; K_IGNORED: what ignoring it means */
 };
 
 static const char *check_absolute(char *val);
+static const char *check_path(char *val);
+static const char *fit_port(int *v);
+static const char *fit_backlog(int *v);
+static const char *fit_timeout(int *v);
+static const char *fit_verbosity(int *v);
 static const char *check_nonempty(char *val);
-static const char *check_facility(char *val);
 static const char *check_dont_compress(char *val);
 static const char *check_hosts(char *val);
 static const char *check_short(char *val);
@@ -106,15 +129,16 @@ static const char exec_why[] =
 
 static const struct param params[] = {
 	/* Global, honoured. */
-	{ "port", S_GLOBAL, .kind = K_INT, .off = G(port), .lo = 1, .hi = 65535 },
+	{ "port", S_GLOBAL, .kind = K_NUM, .off = G(port), .fit = fit_port,
+	  .zero = "rsyncd's default port, 873" },
 	{ "address", S_GLOBAL, .kind = K_OPTSTR, .off = G(address) },
 	{ "pid file", S_GLOBAL, .kind = K_OPTSTR, .off = G(pid_file) },
 	{ "motd file", S_GLOBAL, .kind = K_OPTSTR, .off = G(motd_file) },
-	{ "listen backlog", S_GLOBAL, .kind = K_INT, .off = G(listen_backlog), .lo = 1, .hi = 65535 },
+	{ "listen backlog", S_GLOBAL, .kind = K_NUM, .off = G(listen_backlog), .fit = fit_backlog },
 	/* Global values, and the modules' defaults (modlog.c). */
 	{ "log file", S_BOTH, .kind = K_OPTSTR, .off = M(log_file), .goff = G(log_file) },
-	{ "syslog facility", S_BOTH, .kind = K_STR, .off = M(syslog_facility),
-	  .goff = G(syslog_facility), .check = check_facility },
+	{ "syslog facility", S_BOTH, .kind = K_FACILITY, .off = M(syslog_facility),
+	  .goff = G(syslog_facility) },
 	{ "syslog tag", S_BOTH, .kind = K_STR, .off = M(syslog_tag),
 	  .goff = G(syslog_tag), .check = check_tag },
 	/* Read by the session monitor before the worker exists (proxy.c). */
@@ -140,15 +164,15 @@ static const struct param params[] = {
 
 	/* Module, honoured. */
 	{ "path", S_MODULE, .kind = K_STR, .off = M(path),
-	  .check = check_absolute },
+	  .check = check_path },
 	{ "comment", S_MODULE, .kind = K_STR, .off = M(comment) },
 	{ "list", S_MODULE, .kind = K_BOOL, .off = M(list) },
 	{ "read only", S_MODULE, .kind = K_BOOL, .off = M(read_only) },
 	{ "write only", S_MODULE, .kind = K_BOOL, .off = M(write_only) },
 	{ "uid", S_MODULE, .kind = K_OPTSTR, .off = M(uid) },
 	{ "gid", S_MODULE, .kind = K_OPTSTR, .off = M(gid) },
-	{ "use chroot", S_MODULE, .kind = K_BOOL, .off = M(use_chroot) },
-	{ "numeric ids", S_MODULE, .kind = K_BOOL, .off = M(numeric_ids) },
+	{ "use chroot", S_MODULE, .kind = K_BOOL3, .off = M(use_chroot), .lo = 1 },
+	{ "numeric ids", S_MODULE, .kind = K_BOOL3, .off = M(numeric_ids), .lo = -1 },
 	/* Module filters, enforced by the monitor (modfilter.c, fsreq.c). */
 	{ "filter", S_MODULE, .kind = K_FILTER, .off = M(filt[CFG_F_FILTER]), .lo = CFG_F_FILTER },
 	{ "include from", S_MODULE, .kind = K_FILTER_FROM, .off = M(filt[CFG_F_INCLUDE_FROM]),
@@ -170,30 +194,33 @@ static const struct param params[] = {
 	{ "strict modes", S_MODULE, .kind = K_BOOL, .off = M(strict_modes) },
 	/* Counted by the listener (listener.c); a negative value refuses
 	 * every client, as in rsyncd. */
-	{ "max connections", S_MODULE, .kind = K_INT, .off = M(max_connections),
-	  .lo = -1000000, .hi = 1000000 },
+	{ "max connections", S_MODULE, .kind = K_NUM, .off = M(max_connections),
+	  .zero = "no limit" },
 	{ "lock file", S_MODULE, .kind = K_OPTSTR, .off = M(lock_file) },
 	/* Formatted by the session monitor from the worker's records (xferlog.c). */
 	{ "transfer logging", S_MODULE, .kind = K_BOOL, .off = M(transfer_logging) },
 	{ "log format", S_MODULE, .kind = K_STR, .off = M(log_format),
 	  .check = check_log_format },
 	/* Symlinks sent (the worker, links.c; the monitor for a munging module). */
-	{ "munge symlinks", S_MODULE, .kind = K_BOOL, .off = M(munge_symlinks) },
+	{ "munge symlinks", S_MODULE, .kind = K_BOOL3, .off = M(munge_symlinks), .lo = -1 },
 	{ "insecure links", S_MODULE, .kind = K_BOOL, .off = M(insecure_links) },
 	/* Client silence, enforced by the worker (conn.c); in the global
 	 * section also the bound on the text phase before selection. */
-	{ "timeout", S_MODULE, .kind = K_INT, .off = M(timeout), .lo = 0, .hi = 1000000 },
+	{ "timeout", S_MODULE, .kind = K_NUM, .off = M(timeout), .fit = fit_timeout,
+	  .zero = "no timeout" },
 	{ "dont compress", S_MODULE, .kind = K_STR, .off = M(dont_compress),
 	  .check = check_dont_compress },
 	/* What the sender sends: the worker (refuse.c, chmod.c, charset.c),
 	 * the monitor for readability (fsreq.c). */
 	{ "refuse options", S_MODULE, .kind = K_OPTSTR, .off = M(refuse_options), .check = check_short },
-	{ "max verbosity", S_MODULE, .kind = K_INT, .off = M(max_verbosity), .lo = 0, .hi = 1000 },
+	{ "max verbosity", S_MODULE, .kind = K_NUM, .off = M(max_verbosity), .fit = fit_verbosity,
+	  .zero = "a client's -v is cut to none" },
 	{ "ignore nonreadable", S_MODULE, .kind = K_BOOL, .off = M(ignore_nonreadable) },
 	{ "ignore errors", S_MODULE, .kind = K_BOOL, .off = M(ignore_errors) },
-	{ "outgoing chmod", S_MODULE, .kind = K_OPTSTR, .off = M(outgoing_chmod), .check = check_chmod },
+	{ "outgoing chmod", S_MODULE, .kind = K_OPTSTR, .off = M(outgoing_chmod), .check = check_short,
+	  .soft = check_chmod },
 	{ "charset", S_MODULE, .kind = K_OPTSTR, .off = M(charset), .check = check_charset },
-	{ "open noatime", S_MODULE, .kind = K_BOOL, .off = M(open_noatime) },
+	{ "open noatime", S_MODULE, .kind = K_BOOL3, .off = M(open_noatime), .lo = 0 },
 
 	/* Module, refused: ignoring them would run with something else than
 	 * what the administrator configured. */
@@ -216,13 +243,16 @@ static const struct param params[] = {
 #define NPARAMS (sizeof params / sizeof params[0])
 _Static_assert(NPARAMS <= CFG_NPARAMS_MAX, "struct parser's warned[] is too small");
 
+static const struct param *find_param(const char *key);
+
 /* One warning per parameter per file: a module-per-stanza file would
  * otherwise repeat the same line hundreds of times. */
 __attribute__((format(printf, 3, 4)))
 static int warn_once(struct parser *p, const struct param *e,
 		     const char *fmt, ...)
 {
-	size_t i = (size_t)(e - params);
+	/* e may be a copy (a global value of an S_BOTH row): by name */
+	size_t i = (size_t)(find_param(e->name) - params);
 	va_list ap;
 	int rc;
 
@@ -319,6 +349,16 @@ static const char *check_absolute(char *val)
 	return val[0] == '/' ? NULL : "must be an absolute path";
 }
 
+/* rsyncd drops a path's trailing slashes ("/srv/x/" is "/srv/x"). */
+static const char *check_path(char *val)
+{
+	size_t n = strlen(val);
+
+	while (n > 1 && val[n - 1] == '/')
+		val[--n] = '\0';
+	return check_absolute(val);
+}
+
 /* It travels to the worker in one bounded string (PR_TEXT_MAX). */
 static const char *check_dont_compress(char *val)
 {
@@ -346,14 +386,15 @@ static const char *check_short(char *val)
 	return strlen(val) < CFG_VALUE_MAX ? NULL : "is too long (1023 bytes at most)";
 }
 
+/* rsyncd logs 'Invalid "outgoing chmod" directive' at each connection
+ * and sends the modes unchanged. */
 static const char *check_chmod(char *val)
 {
 	static struct chmod_rules rules; /* 4 KiB: not on the stack */
 
-	if (check_short(val))
-		return check_short(val);
 	return chmod_parse(&rules, val, 0) == 0 ? NULL
-		: "is not a valid chmod string (rsyncd would silently send modes unchanged)";
+		: "is not a valid chmod string: rsyncd logs that at each connection and sends the "
+		  "modes unchanged, and so does prsyncd (without the log line)";
 }
 
 /* An iconv charset name; whether this system's iconv knows it is checked
@@ -399,36 +440,44 @@ static const char *check_log_format(char *val)
 	return strlen(val) <= CFG_LOG_FORMAT_MAX ? NULL : "is too long (512 bytes at most)";
 }
 
-static const char *check_facility(char *val)
-{
-	static const char *const names[] = {
-		"auth", "authpriv", "cron", "daemon", "ftp", "kern", "lpr",
-		"mail", "news", "security", "syslog", "user", "uucp", "local0",
-		"local1", "local2", "local3", "local4", "local5", "local6",
-		"local7",
-	};
-	size_t i;
-	char *c;
+static const struct { const char *name; int code; } facilities[] = {
+	{ "auth", 4 << 3 }, { "authpriv", 10 << 3 }, { "cron", 9 << 3 }, { "daemon", 3 << 3 },
+	{ "ftp", 11 << 3 }, { "kern", 0 }, { "lpr", 6 << 3 }, { "mail", 2 << 3 },
+	{ "news", 7 << 3 }, { "security", 4 << 3 }, { "syslog", 5 << 3 }, { "user", 1 << 3 },
+	{ "uucp", 8 << 3 }, { "local0", 16 << 3 }, { "local1", 17 << 3 }, { "local2", 18 << 3 },
+	{ "local3", 19 << 3 }, { "local4", 20 << 3 }, { "local5", 21 << 3 }, { "local6", 22 << 3 },
+	{ "local7", 23 << 3 },
+};
+#define NFACILITIES (sizeof facilities / sizeof facilities[0])
 
-	/* Stored lower-case so the logger can compare names exactly. */
-	for (c = val; *c; c++)
-		*c = (char)lower(*c);
-	for (i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(val, names[i]) == 0)
-			return NULL;
-	return "is not a syslog facility name";
+/* rsyncd takes a name (any case), else a positive number as the code
+ * itself; anything else leaves the value as it was.  The name is what is
+ * stored, lower-case, so the logger can compare names exactly.  Returns
+ * the name, or NULL. */
+static const char *facility_name(const char *val, int *number)
+{
+	long long n;
+
+	*number = 0;
+	for (size_t i = 0; i < NFACILITIES; i++)
+		if (strcasecmp(val, facilities[i].name) == 0)
+			return facilities[i].name;
+	n = rsyncd_atoi(val, NULL);
+	if (n <= 0)
+		return NULL;
+	*number = (int)n;
+	for (size_t i = 0; i < NFACILITIES; i++)
+		if (facilities[i].code == n)
+			return facilities[i].name;
+	return NULL;
 }
 
-/* Decimal digits only: "80x" or "+80" is a typo, not a port.  A leading
- * '-' only where the range allows negative values. */
+/* Decimal digits only: "80x" or "+80" is a typo, not a port.  For
+ * prsyncd's own directives; rsyncd's are read as rsyncd reads them. */
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
-	long long v = 0, sign = 1;
+	long long v = 0;
 
-	if (*s == '-' && lo < 0) {
-		sign = -1;
-		s++;
-	}
 	if (!*s)
 		return -1;
 	for (; *s; s++) {
@@ -438,11 +487,56 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 		if (v > (long long)INT_MAX)
 			return -1;
 	}
-	v *= sign;
 	if (v < lo || v > hi)
 		return -1;
 	*out = (int)v;
 	return 0;
+}
+
+/* What rsyncd's atoi(3) makes of a value (glibc: strtol's long, then
+ * cut to an int): leading blanks and one sign, the leading digits, else
+ * 0; "10k" is 10, "yes" 0, "4294967297" 1.  *plain says whether the text
+ * was exactly that number. */
+int rsyncd_atoi(const char *s, int *plain)
+{
+	const char *p = s, *digits;
+	unsigned long long v = 0;
+	int neg = 0, over = 0;
+
+	while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+		p++;
+	if (plain)
+		*plain = p == s;
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	for (digits = p; *p >= '0' && *p <= '9'; p++) {
+		if (v > ((unsigned long long)LLONG_MAX - 9) / 10)
+			over = 1;
+		else
+			v = v * 10 + (unsigned long long)(*p - '0');
+	}
+	if (plain)
+		*plain = *plain && p > digits && !*p && !over && v <= (unsigned long long)INT_MAX + (unsigned)neg;
+	if (over)  /* strtol's LONG_MAX (LONG_MIN), cut to an int, is -1 (0) */
+		return neg ? 0 : -1;
+	return (int)(uint32_t)(neg ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+/* rsyncd compares words without case and blanks: "Y e s" is yes. */
+static int word_eq(const char *a, const char *b)
+{
+	for (;;) {
+		while (cfg_is_blank(*a) || *a == '\n')
+			a++;
+		while (cfg_is_blank(*b) || *b == '\n')
+			b++;
+		if (!*a || !*b)
+			return *a == *b;
+		if (lower(*a) != lower(*b))
+			return 0;
+		a++;
+		b++;
+	}
 }
 
 int cfg_parse_bool(const char *v, int *out)
@@ -454,16 +548,60 @@ int cfg_parse_bool(const char *v, int *out)
 	if (!v)
 		return -1;
 	for (i = 0; i < sizeof yes / sizeof yes[0]; i++) {
-		if (strcasecmp(v, yes[i]) == 0) {
+		if (word_eq(v, yes[i])) {
 			*out = 1;
 			return 0;
 		}
-		if (strcasecmp(v, no[i]) == 0) {
+		if (word_eq(v, no[i])) {
 			*out = 0;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/* K_NUM rows: a value rsyncd reads, as prsyncd can keep it. */
+static const char *fit_port(int *v)
+{
+	if (*v == 0) {
+		*v = 873;
+		return NULL;
+	}
+	return *v < 0 || *v > 65535 ? "!is not a port number: rsyncd cannot listen on it either" : NULL;
+}
+
+/* rsyncd hands the value to listen(2) as it is; prsyncd keeps its own
+ * default below 1 (a queue length, nothing a client can tell). */
+static const char *fit_backlog(int *v)
+{
+	return *v < 1 ? "prsyncd listens with its default backlog, 64" : NULL;
+}
+
+static const char *fit_timeout(int *v)
+{
+	if (*v < 0) {
+		*v = 0;
+		return "a negative timeout is no timeout, in rsyncd as here";
+	}
+	if (*v > (int)PR_TIMEOUT_MAX) {
+		*v = (int)PR_TIMEOUT_MAX;
+		return "prsyncd waits at most 1000000 s (11 days; rsyncd, in effect, for ever)";
+	}
+	return NULL;
+}
+
+static const char *fit_verbosity(int *v)
+{
+	if (*v < 0) {
+		*v = 0;
+		return "prsyncd cuts a client's -v to none, as for 0 (rsyncd also drops its "
+		       "messages about skipped non-regular files)";
+	}
+	if (*v > (int)PR_VERBOSITY_MAX) {
+		*v = (int)PR_VERBOSITY_MAX; /* anything above 5 is no limit, in rsyncd as here */
+		return NULL;
+	}
+	return NULL;
 }
 
 #define FREE_STR(f) free(m->f);
@@ -548,11 +686,84 @@ static int apply_filter(struct parser *p, const struct param *e, void *base, con
 	return 0;
 }
 
+/* The value in effect before this line: the default, the global
+ * section's, or the module's own earlier one. */
+static const char *bool_shown(int v)
+{
+	return v < 0 ? "unset" : v ? "yes" : "no";
+}
+
+/* A word rsyncd's boolean parser does not know: rsyncd logs "Badly formed
+ * boolean" and leaves the value as it was, and so does prsyncd. */
+static int bad_bool(struct parser *p, const struct param *e, void *base, const char *val)
+{
+	return warn_once(p, e, "'%s = %.80s' is not yes/no, true/false or 1/0%s: rsyncd ignores the line "
+			 "(\"Badly formed boolean\"), and so does prsyncd: the value stays %s",
+			 e->name, val, e->kind == K_BOOL3 ? " (or unset/-1)" : "",
+			 base ? bool_shown(*int_field(base, e->off)) : "as it was");
+}
+
+static int apply_bool(struct parser *p, const struct param *e, void *base, const char *val)
+{
+	int b;
+
+	if (cfg_parse_bool(val, &b) == 0)
+		;
+	else if (e->kind == K_BOOL3 && (word_eq(val, "unset") || word_eq(val, "-1")))
+		b = e->lo;
+	else
+		return bad_bool(p, e, base, val);
+	if (base)
+		*int_field(base, e->off) = b;
+	return 0;
+}
+
+/* rsyncd's numbers: atoi(3), whatever the text.  The warning says what
+ * the value is read as and what prsyncd does with it. */
+static int apply_num(struct parser *p, const struct param *e, void *base, const char *val)
+{
+	int plain, n = rsyncd_atoi(val, &plain), read = n;
+	const char *fit = e->fit ? e->fit(&n) : NULL;
+
+	if (fit && fit[0] == '!')
+		return fail(p, "'%s = %.80s' (read as %d, as rsyncd reads it) %s", e->name, val, read, fit + 1);
+	if (!plain)
+		(void)warn_once(p, e, "'%s = %.80s' is read as %d, as rsyncd reads it (the leading number, "
+				"else 0)%s%s%s%s", e->name, val, read, read == 0 && e->zero ? ": " : "",
+				read == 0 && e->zero ? e->zero : "", fit ? "; " : "", fit ? fit : "");
+	else if (fit)
+		(void)warn_once(p, e, "'%s = %.80s': %s", e->name, val, fit);
+	if (base)
+		*int_field(base, e->off) = n;
+	return 0;
+}
+
+static int apply_facility(struct parser *p, const struct param *e, void *base, const char *val)
+{
+	int number;
+	const char *name = facility_name(val, &number);
+	char *copy;
+
+	if (!name)
+		return warn_once(p, e, number ? "'%s = %.80s' is not a facility's code: rsyncd would log with "
+				 "it as it is; prsyncd keeps the value it had (%s)" :
+				 "'%s = %.80s' is not a syslog facility: rsyncd ignores it, and so does "
+				 "prsyncd: the value stays %s", e->name, val,
+				 base ? *str_field(base, e->off) : "as it was");
+	if (!base)
+		return 0;
+	if ((copy = strdup(name)) == NULL)
+		return fail(p, "out of memory");
+	free(*str_field(base, e->off));
+	*str_field(base, e->off) = copy;
+	return 0;
+}
+
 /* Store a value; base NULL only validates it. */
 static int apply(struct parser *p, const struct param *e, void *base, char *val)
 {
 	const char *why;
-	int b, n;
+	int n;
 	char *copy;
 
 	switch (e->kind) {
@@ -568,17 +779,21 @@ static int apply(struct parser *p, const struct param *e, void *base, char *val)
 	}
 	if (e->check && (why = e->check(val)) != NULL)
 		return fail(p, "'%s' %s: \"%.80s\"", e->name, why, val);
+	if (e->soft && val[0] && (why = e->soft(val)) != NULL) {
+		(void)warn_once(p, e, "'%s = %.80s' %s", e->name, val, why);
+		val[0] = '\0';
+	}
 
 	switch (e->kind) {
 	case K_IGNORED:
 		return warn_once(p, e, "'%s' is not implemented yet and is ignored: %s", e->name, e->why);
 	case K_BOOL:
-		if (cfg_parse_bool(val, &b))
-			return fail(p, "'%s' must be yes/no, true/false or 1/0, "
-				    "not \"%.80s\"", e->name, val);
-		if (base)
-			*int_field(base, e->off) = b;
-		return 0;
+	case K_BOOL3:
+		return apply_bool(p, e, base, val);
+	case K_NUM:
+		return apply_num(p, e, base, val);
+	case K_FACILITY:
+		return apply_facility(p, e, base, val);
 	case K_INT:
 		if (parse_int(val, e->lo, e->hi, &n))
 			return fail(p, "'%s' must be a number from %d to %d, "
@@ -604,6 +819,50 @@ static int apply(struct parser *p, const struct param *e, void *base, char *val)
 	}
 }
 
+/* rsyncd logs "IGNORING unknown parameter" and goes on; so does prsyncd,
+ * once per name and file, and says what that means: a misspelt "hosts
+ * deny" denies nothing. */
+static int unknown_param(struct parser *p, const char *key)
+{
+	char entry[CFG_ERR_MAX], **grown;
+
+	for (size_t i = 0; i < p->nunknown; i++)
+		if (key_eq(p->unknown[i], key))
+			return 0;
+	if (p->nunknown < CFG_UNKNOWN_MAX)
+		snprintf(p->unknown[p->nunknown++], sizeof p->unknown[0], "%s", key);
+	snprintf(entry, sizeof entry, "'%.80s' (%s:%d)", key, p->name, p->line);
+	grown = realloc(p->cfg->unknown, (p->cfg->nunknown + 1) * sizeof *grown);
+	if (!grown || !(grown[p->cfg->nunknown] = strdup(entry))) {
+		if (grown)
+			p->cfg->unknown = grown;
+		return fail(p, "out of memory");
+	}
+	p->cfg->unknown = grown;
+	p->cfg->nunknown++;
+	return cfg_warn_at(p, p->line, "unknown parameter '%.80s' IGNORED, as rsyncd ignores it (\"IGNORING "
+			   "unknown parameter\"): whatever it was meant to set is not in effect", key);
+}
+
+size_t cfg_unknown_summary(const struct cfg *c, char *buf, size_t len)
+{
+	size_t n = 0, shown = c->nunknown < 10 ? c->nunknown : 10;
+
+#define PUT(...) do { int k_ = snprintf(buf + n, len - n, __VA_ARGS__); \
+	n = k_ < 0 ? n : n + (size_t)k_ < len ? n + (size_t)k_ : len - 1; } while (0)
+	if (c->nunknown == 0 || len == 0)
+		return 0;
+	buf[0] = '\0';
+	PUT("%zu unknown parameter%s IGNORED, as rsyncd ignores them: ", c->nunknown, c->nunknown == 1 ? "" : "s");
+	for (size_t i = 0; i < shown; i++)
+		PUT("%s%s", i ? ", " : "", c->unknown[i]);
+	if (shown < c->nunknown)
+		PUT(" and %zu more", c->nunknown - shown);
+	PUT(": whatever %s meant to set is not in effect", c->nunknown == 1 ? "it was" : "they were");
+#undef PUT
+	return n;
+}
+
 /* %VAR% from the listener's environment; the names rsyncd defines per
  * connection are left for the session (cfgvars.h). */
 static const char *env_lookup(const char *name, void *ctx)
@@ -619,7 +878,7 @@ int cfg_param(struct parser *p, char *key, char *raw)
 	void *base;
 
 	if (!e)
-		return fail(p, "unknown parameter '%.80s'", key);
+		return unknown_param(p, key);
 	if (cfgvars_expand(raw, val, sizeof val, env_lookup, NULL) < 0)
 		return fail(p, "'%s': the value is longer than %d bytes once %%VAR%% references are expanded",
 			    e->name, CFG_MAX_LINE);
@@ -750,5 +1009,8 @@ void cfg_free(struct cfg *c)
 	for (i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
+	for (i = 0; i < c->nunknown; i++)
+		free(c->unknown[i]);
+	free(c->unknown);
 	memset(c, 0, sizeof *c);
 }

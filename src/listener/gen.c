@@ -103,7 +103,7 @@ struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
 	static unsigned next_id = 1;
 	struct gen *g = calloc(1, sizeof(*g));
 	const char *chroot_dir = NULL;
-	char *dir;
+	char *dir, sum[CFG_SUMMARY_MAX];
 
 	if (g == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -120,6 +120,12 @@ struct gen *gen_load(const char *path, int to_stderr, char *err, size_t errlen)
 			fprintf(stderr, "prsyncd: warning: %s\n", g->cfg.warnings[i]);
 		else
 			log_msg(PR_LOG_WARNING, "%s", g->cfg.warnings[i]);
+	}
+	if (cfg_unknown_summary(&g->cfg, sum, sizeof(sum)) > 0) {
+		if (to_stderr)
+			fprintf(stderr, "prsyncd: warning: %s: %s\n", path, sum);
+		else
+			log_msg(PR_LOG_WARNING, "configuration %s: %s", path, sum);
 	}
 	if (startup_checks(&g->cfg, &chroot_dir, err, errlen) < 0)
 		goto fail;

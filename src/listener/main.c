@@ -212,5 +212,11 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < g->cfg.nwarnings; i++)
 		log_msg(PR_LOG_WARNING, "%s", g->cfg.warnings[i]);
+	{
+		char sum[CFG_SUMMARY_MAX];
+
+		if (cfg_unknown_summary(&g->cfg, sum, sizeof(sum)) > 0)
+			log_msg(PR_LOG_WARNING, "configuration %s: %s", cfgpath, sum);
+	}
 	return listener_run(&o, &sk, g);
 }

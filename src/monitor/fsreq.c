@@ -206,6 +206,10 @@ static int fs_configure(struct fsreq *f, const struct cfg_module *mod, const str
 	for (size_t i = 0; i < f->hide.n; i++)
 		if (f->hide.r[i].flags & PR_FR_XATTR)
 			f->mod_flags |= PR_MOD_XATTR_RULES;
+	if (f->hide.n > 0)
+		f->mod_flags |= PR_MOD_FILTERS;
+	if (mod->use_chroot != 0)
+		f->mod_flags |= PR_MOD_CHROOT;
 	if (mfw_init(&f->byname, &f->hide) < 0 || mfw_init(&f->canon, &f->hide) < 0) {
 		log_msg(PR_LOG_ERR, "module %s: filters: out of memory", mod->name);
 		return -1;
@@ -421,6 +425,8 @@ static void open_one(struct fsreq *f, const char *path, int32_t *err, uint32_t *
 	while (slot < FS_MAX_HANDLES && f->handles[slot] != 0)
 		slot++;
 	*err = slot == FS_MAX_HANDLES ? EMFILE : resolve(f, path, &how, &r);
+	if (*err == ENOENT && r.hidden)
+		*err = PR_EHIDDEN; /* on the name alone: nothing about the file (msg.h) */
 	*fd = r.fd; /* -1 on error */
 	if (*err == 0) {
 		f->last_handle = f->last_handle % UINT32_MAX + 1; /* never 0 */

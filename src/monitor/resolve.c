@@ -299,8 +299,10 @@ int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct
 	int e = EAGAIN;
 
 	*r = (struct res){ .fd = -1 };
-	if ((byname & MF_PREFIX) || (byname & how->serves) == how->serves)
+	if ((byname & MF_PREFIX) || (byname & how->serves) == how->serves) {
+		r->hidden = 1;
 		return ENOENT; /* hidden by name alone: nothing is touched */
+	}
 	if (how->need == S_IFREG && how->oflags != O_PATH && !(byname & MF_OTHER) &&
 	    open_regular_direct(f, path, how, r) == 0)
 		e = 0;

@@ -44,6 +44,9 @@ struct res {
 	struct stat st;    /* fstat of fd */
 	int walked;        /* links were followed: f->canon holds the real path, which
 			    * differs from the request's */
+	int hidden;        /* the answer is ENOENT because the request's own path is
+			    * hidden, judged on its name alone before anything was
+			    * looked up: it says nothing of what exists there */
 };
 
 /*
@@ -64,7 +67,7 @@ struct res {
  *
  * Returns 0 with *r filled, or an errno: ENOENT for anything the module's
  * filters hide (the same answer as for an absent name), whatever the
- * failure.  On success f->byname and f->canon stand on the object, so a
+ * failure; r->hidden tells the one case decided on the name alone.  On success f->byname and f->canon stand on the object, so a
  * listing can judge its entries.
  */
 int resolve(struct fsreq *f, const char *path, const struct res_how *how, struct res *r);

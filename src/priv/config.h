@@ -124,6 +124,11 @@ struct cfg {
 	 * only: sessions never see them. */
 	size_t nwarnings;
 	char **warnings;
+	/* The unknown parameters among them, "'NAME' (FILE:LINE)" each: rsyncd
+	 * ignores them, so whatever they were meant to set is not in effect,
+	 * and --check-config and the start-up/reload log say so once more. */
+	size_t nunknown;
+	char **unknown;
 };
 
 /*
@@ -173,10 +178,19 @@ void cfg_errors_free(struct cfg_errors *e);
 
 void cfg_free(struct cfg *c);
 
+/* One line naming every unknown parameter ignored (up to ten, then how
+ * many more) and what that means; 0 if there were none, else its length
+ * (cut to len). */
+#define CFG_SUMMARY_MAX 2048
+size_t cfg_unknown_summary(const struct cfg *c, char *buf, size_t len);
+
 /* Find a module by name (exact, case-sensitive, as rsyncd). NULL if none. */
 const struct cfg_module *cfg_find_module(const struct cfg *c, const char *name);
 
 /* Parse a boolean as rsyncd does: yes/no/true/false/1/0, case-insensitive. */
 int cfg_parse_bool(const char *v, int *out);
+/* A number as rsyncd reads it (atoi(3)); *plain (if not NULL): the text
+ * was exactly that number. */
+int rsyncd_atoi(const char *s, int *plain);
 
 #endif

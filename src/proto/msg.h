@@ -209,7 +209,10 @@ struct pr_m_select {
 /* What the worker must know of a module's configuration (M_SELECT). */
 #define PR_MOD_MUNGE 0x1u         /* "munge symlinks": strip the prefix from targets sent */
 #define PR_MOD_XATTR_RULES 0x2u   /* the module's filters have xattr ('x') rules */
-#define PR_MOD_ALL (PR_MOD_MUNGE | PR_MOD_XATTR_RULES)
+#define PR_MOD_FILTERS 0x4u       /* the module has filters */
+#define PR_MOD_CHROOT 0x8u        /* "use chroot" is not off (rsyncd with filters then rejects an
+				   * empty --exclude-from name; without a chroot it reads ".") */
+#define PR_MOD_ALL (PR_MOD_MUNGE | PR_MOD_XATTR_RULES | PR_MOD_FILTERS | PR_MOD_CHROOT)
 
 enum pr_log_level {
 	PR_LOG_ERR = 1,
@@ -343,8 +346,15 @@ struct pr_w_closev {
 	uint32_t closed[PR_CLOSEV_MAX]; /* nonzero below nclosed, zero above */
 };
 
+/* An OPENV answer for a path the module's filters hide by its name alone
+ * (the path, or a directory above it), decided before anything is looked
+ * up: it tells which names the filters hide, never whether a file exists.
+ * rsyncd judges a merge file a client names the same way and skips a
+ * hidden one silently where an absent one is fatal (worker/filters.c). */
+#define PR_EHIDDEN 4095
+
 struct pr_openv_ent {
-	int32_t err;              /* 0 (a descriptor is attached for it) or errno */
+	int32_t err;              /* 0 (a descriptor is attached for it), errno or PR_EHIDDEN */
 	uint32_t handle;          /* err 0: names the descriptor in a close report */
 	struct pr_stat st;        /* err 0: fstat of the opened file; else zero */
 };

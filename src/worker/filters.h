@@ -38,6 +38,11 @@
 
 enum filt_level { FILT_SERVER = 1, FILT_ALL = 2 };
 
+/* Add the filter arguments of the command line (s->opt.filters), reading
+ * the files they name; 0, or -1 with the text of rsyncd's refusal in err
+ * (a rejected --exclude-from/--include-from).  Any other failure ends the
+ * session as rsyncd's ends it: logged, the connection closed. */
+int filters_from_args(struct sess *s, char *err, size_t errlen);
 /* Read and parse the client's filter list (and add the -C rules). */
 void filters_recv(struct sess *s);
 

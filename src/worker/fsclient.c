@@ -243,8 +243,10 @@ size_t fsc_open_room(void)
 	return nopen < HANDLES_MAX ? HANDLES_MAX - nopen : 0;
 }
 
+static size_t openv(const char *const *paths, size_t n, struct fsc_opened *out, int hidden);
+
 /* One path is an OPENV of one: the monitor has a single way to open. */
-int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
+static int open_path(const char *path, int *fd, uint32_t *handle, struct pr_stat *st, int hidden)
 {
 	struct pr_str_relpath checked;
 	struct fsc_opened o;
@@ -252,12 +254,22 @@ int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
 
 	if ((err = set_path(&checked, path)) != 0) /* the length rules, as for a STAT */
 		return err;
-	if (fsc_openv(&path, 1, &o) == 0)
+	if (openv(&path, 1, &o, hidden) == 0)
 		return EMFILE; /* every handle the monitor allows is out */
 	*fd = o.fd;
 	*handle = o.handle;
 	*st = o.st;
 	return o.err;
+}
+
+int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
+{
+	return open_path(path, fd, handle, st, 0);
+}
+
+int fsc_open_judged(const char *path, int *fd, uint32_t *handle, struct pr_stat *st)
+{
+	return open_path(path, fd, handle, st, 1);
 }
 
 void fsc_close(int fd, uint32_t handle)
@@ -273,6 +285,12 @@ void fsc_close(int fd, uint32_t handle)
 }
 
 size_t fsc_openv(const char *const *paths, size_t n, struct fsc_opened *out)
+{
+	return openv(paths, n, out, 0);
+}
+
+/* hidden: pass PR_EHIDDEN on; else it is the ENOENT it stands for. */
+static size_t openv(const char *const *paths, size_t n, struct fsc_opened *out, int hidden)
 {
 	struct pr_msg m;
 	int fds[PR_OPENV_MAX];
@@ -305,7 +323,7 @@ size_t fsc_openv(const char *const *paths, size_t n, struct fsc_opened *out)
 	for (size_t i = 0; i < asked; i++) {
 		const struct pr_openv_ent *e = &m.u.mopenv.e[i];
 
-		out[i].err = e->err;
+		out[i].err = e->err == PR_EHIDDEN && !hidden ? ENOENT : e->err;
 		out[i].fd = -1;
 		if (e->err == 0) {
 			out[i].fd = fds[k++]; /* the validator matched the count */

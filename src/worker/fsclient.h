@@ -45,6 +45,10 @@ void fsc_stat_many(struct fsc_statq *q, size_t n);
 
 /* Open a regular file read-only. Returns 0 or errno; *fd and *handle set on success. */
 int fsc_open(const char *path, int *fd, uint32_t *handle, struct pr_stat *st);
+/* The same, but PR_EHIDDEN (msg.h) where the module's filters hide the
+ * path by its name alone, which fsc_open reports as ENOENT: rsyncd skips
+ * a hidden merge file a client names, and fails on an absent one. */
+int fsc_open_judged(const char *path, int *fd, uint32_t *handle, struct pr_stat *st);
 /* Close a descriptor from fsc_open or fsc_openv.  The monitor learns of it
  * with the next OPENV (or once PR_CLOSEV_MAX are pending). */
 void fsc_close(int fd, uint32_t handle);

@@ -83,6 +83,7 @@ struct pstate {
 	const char *show;          /* record named in popt-style messages */
 	int relative_explicit;     /* -R / --no-relative seen (files-from default) */
 	struct refuse *refuse;     /* the module's "refuse options", or NULL */
+	size_t filters_cap;        /* room in o->filters */
 	char val[OPT_MAX_ARG_LEN + 1];  /* the current value, unescaped */
 };
 
@@ -407,6 +408,48 @@ static int h_files_from(struct pstate *ps, const struct optdef *d, const char *v
 	return 0;
 }
 
+/* A filter argument, kept in order (bounded by the argument count). */
+static int add_filter(struct pstate *ps, enum opt_filt kind, const char *arg)
+{
+	struct options *o = ps->o;
+	char *copy = strdup(arg);
+
+	if (copy == NULL)
+		return fail(ps, "rsync: out of memory storing the filter rules");
+	if (o->nfilters == ps->filters_cap) {
+		size_t cap = ps->filters_cap ? ps->filters_cap * 2 : 8;
+		struct opt_filter *v = realloc(o->filters, cap * sizeof(*v));
+
+		if (v == NULL) {
+			free(copy);
+			return fail(ps, "rsync: out of memory storing the filter rules");
+		}
+		o->filters = v;
+		ps->filters_cap = cap;
+	}
+	o->filters[o->nfilters].kind = kind;
+	o->filters[o->nfilters++].arg = copy;
+	return 0;
+}
+
+/* --filter, --exclude, --include, --exclude-from, --include-from: d->a
+ * is the kind. */
+static int h_filter(struct pstate *ps, const struct optdef *d, const char *val, int neg)
+{
+	return add_filter(ps, (enum opt_filt)d->a, val);
+}
+
+/* -F is ": /.rsync-filter", a second -F adds "- .rsync-filter", more add
+ * nothing (as rsync's options.c). */
+static int h_rsync_filter(struct pstate *ps, const struct optdef *d, const char *val, int neg)
+{
+	switch (++ps->o->rsync_filter_letters) {
+	case 1: return add_filter(ps, OPT_FILT_RULE, ": /.rsync-filter");
+	case 2: return add_filter(ps, OPT_FILT_RULE, "- .rsync-filter");
+	default: return 0;
+	}
+}
+
 /* KiB/s, default unit K; stock rounds to the nearest KiB.  --no-bwlimit
  * sets none (the daemon's own --bwlimit still caps it, setup.c). */
 static int h_bwlimit(struct pstate *ps, const struct optdef *d, const char *val, int neg)
@@ -528,6 +571,7 @@ static int h_rsh(struct pstate *ps, const struct optdef *d, const char *val, int
 #define INT(n, l, fld, lo, hi) { n, l, F_ARG, h_int, fld, lo, hi }
 #define STR(n, fld) { n, 0, F_ARG, h_str, OFF(fld), 0, sizeof(((struct options *)0)->fld) }
 #define FN(n, l, f, fn) { n, l, (f), fn, NOFIELD, 0, 0 }
+#define FILT(n, l, kind) { n, l, F_ARG, h_filter, NOFIELD, kind, 0 }
 
 /*
  * What a client may send a daemon sender (section 4.7), plus options that
@@ -573,12 +617,13 @@ static const struct optdef opts[] = {
 	SET("cvs-exclude", 'C', F_NEG, cvs_exclude),
 	SET("list-only", 0, 0, list_only),
 	SET("qsort", 0, 0, qsort),             /* not "--use-qsort": stock rejects that */
-	REF("filter", 'f', F_ARG),             /* rules travel in the filter list */
-	REF(NULL, 'F', 0),
-	REF("exclude", 0, F_ARG),
-	REF("include", 0, F_ARG),
-	REF("exclude-from", 0, F_ARG),
-	REF("include-from", 0, F_ARG),
+	/* a client's rules travel in the filter list; these come first (-M) */
+	FILT("filter", 'f', OPT_FILT_RULE),
+	FN(NULL, 'F', 0, h_rsync_filter),
+	FILT("exclude", 0, OPT_FILT_EXCLUDE),
+	FILT("include", 0, OPT_FILT_INCLUDE),
+	FILT("exclude-from", 0, OPT_FILT_EXCLUDE_FROM),
+	FILT("include-from", 0, OPT_FILT_INCLUDE_FROM),
 
 	/* symlinks and hard links */
 	SET("links", 'l', F_NEG, links),
@@ -770,6 +815,15 @@ static int parse_long_opt(struct pstate *ps, char *const *argv, size_t *i, size_
 		if (d && !(d->flags & F_NEG))
 			d = NULL;
 		neg = 1;
+		/* only the --no- forms rsync has ("--no-stats" is unknown to it) */
+		if (d && nlen < 64) {
+			char spelled[64];
+
+			memcpy(spelled, rec, nlen);
+			spelled[nlen] = '\0';
+			if (!refuse_known(spelled))
+				d = NULL;
+		}
 	}
 	if (d == NULL)
 		return popt_fail(ps, "unknown option");
@@ -833,6 +887,8 @@ static int parse_cluster(struct pstate *ps, const struct optdef *const *by_lette
 	return 0;
 }
 
+static void free_paths(struct options *o);
+
 int options_parse(struct options *o, int protocol, char *const *argv, size_t argc,
 		  char *err, size_t errlen)
 {
@@ -894,8 +950,9 @@ int options_parse_refusing(struct options *o, int protocol, struct refuse *refus
 		fail(ps, "rsync: no \".\" separating the options from the paths");
 		goto out;
 	}
-	if (argc - dot - 1 > OPT_MAX_PATHS) {
-		fail(ps, "rsync: too many source paths (max %d)", OPT_MAX_PATHS);
+	/* (argc bounds the paths too: rsyncd takes as many as its list holds) */
+	if (argc - dot - 1 > 0 && (o->paths = calloc(argc - dot - 1, sizeof(*o->paths))) == NULL) {
+		fail(ps, "rsync: out of memory storing the paths");
 		goto out;
 	}
 
@@ -939,16 +996,26 @@ int options_parse_refusing(struct options *o, int protocol, struct refuse *refus
 	rc = 0;
 out:
 	if (rc < 0)
-		options_free(o);
+		free_paths(o); /* the filter arguments stay (options.h) */
 	free(ps);
 	return rc;
 }
 
+static void free_paths(struct options *o)
+{
+	for (size_t i = 0; i < o->npaths; i++)
+		free(o->paths[i]);
+	free(o->paths);
+	o->paths = NULL;
+	o->npaths = 0;
+}
+
 void options_free(struct options *o)
 {
-	for (size_t i = 0; i < o->npaths && i < OPT_MAX_PATHS; i++) {
-		free(o->paths[i]);
-		o->paths[i] = NULL;
-	}
-	o->npaths = 0;
+	free_paths(o);
+	for (size_t i = 0; i < o->nfilters; i++)
+		free(o->filters[i].arg);
+	free(o->filters);
+	o->filters = NULL;
+	o->nfilters = 0;
 }

@@ -12,7 +12,22 @@
 
 #define OPT_MAX_ARGS 16000     /* stock's cap on the number of arguments */
 #define OPT_MAX_ARG_LEN 5120   /* one argument record */
-#define OPT_MAX_PATHS 4096     /* source paths after the "." separator */
+#define OPT_MAX_PATHS (OPT_MAX_ARGS - 2) /* source paths: as many as the list holds after "--server" and "." */
+
+/* A filter rule, or a file of them, on the server command line: rsyncd
+ * adds these to its list as it parses them, ahead of the client's list. */
+enum opt_filt {
+	OPT_FILT_RULE,          /* --filter / -f RULE, and the rules -F and -FF add */
+	OPT_FILT_EXCLUDE,       /* --exclude PATTERN */
+	OPT_FILT_INCLUDE,       /* --include PATTERN */
+	OPT_FILT_EXCLUDE_FROM,  /* --exclude-from FILE (a module file) */
+	OPT_FILT_INCLUDE_FROM,  /* --include-from FILE */
+};
+
+struct opt_filter {
+	enum opt_filt kind;
+	char *arg;
+};
 
 struct options {
 	int server, sender;            /* --server, --sender */
@@ -72,9 +87,13 @@ struct options {
 	int cap_varint_flist;          /* v */
 	int cap_varint_prerelease;     /* V */
 	int cap_id0_names;             /* u */
+	/* filter arguments in command-line order (worker/filters.c reads them) */
+	size_t nfilters;
+	struct opt_filter *filters;
+	int rsync_filter_letters;      /* -F seen so far: the first two add a rule each */
 	/* source paths, as sent (module prefix still attached) */
 	size_t npaths;
-	char *paths[OPT_MAX_PATHS];
+	char **paths;
 };
 
 /*
@@ -82,8 +101,11 @@ struct options {
  * terminating empty record).  `protocol` is the negotiated version.
  * Returns 0, or -1 with `err` holding the client-visible message
  * (e.g. "rsync: on remote machine: --bogus: unknown option") without the
- * trailing newline.  Paths are strdup'ed into o->paths; free with
- * options_free.
+ * trailing newline.  Paths are strdup'ed into o->paths, filter arguments
+ * into o->filters.  On failure there are no paths, but o->filters holds
+ * the filter arguments before the one that failed: rsyncd has read those
+ * (and any file they name) by the time it meets the error.  Free with
+ * options_free either way.
  */
 int options_parse(struct options *o, int protocol, char *const *argv, size_t argc,
 		  char *err, size_t errlen);

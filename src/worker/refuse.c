@@ -18,8 +18,8 @@
  *    --copy-devices, --write-devices, --log-format, --server, --sender.
  *  - Whatever the value says, rsyncd refuses --copy-devices and
  *    --write-devices (a later "!" can accept them), and after the value
- *    --log-file*, --crtimes (not supported on Linux) and, without a
- *    module charset, --iconv.
+ *    --log-file*, --insecure-links, --crtimes (not supported on Linux)
+ *    and, without a module charset, --iconv.
  *  - The client learns the refused option by the table's spelling, even
  *    when it used an alias' letter: "--perms (-p)"; the letter-only
  *    options -D, -F and -P print as "--(null) (-D)", as rsyncd prints
@@ -68,9 +68,11 @@ static const struct ropt table[] = {
 	L("modify-window", '@'), O("super"), O("no-super"), O("fake-super"), L("owner", 'o'),
 	A("no-owner", 16), A("no-o", 16), L("group", 'g'), A("no-group", 17), A("no-g", 17),
 	L(NULL, 'D'), O("no-D"), O("devices"), O("no-devices"), E("copy-devices", 0),
-	E("write-devices", 0), O("no-write-devices"), O("specials"), O("no-specials"),
+	E("write-devices", 0), O("no-write-devices"), O("specials"), O("no-specials"), O("drop-D"), O("no-drop-D"),
+	O("confine-root"),
 	L("links", 'l'), A("no-links", 18), A("no-l", 18), L("copy-links", 'L'),
-	O("copy-unsafe-links"), O("safe-links"), O("munge-links"), O("no-munge-links"),
+	O("copy-unsafe-links"), O("safe-links"), O("insecure-links"), O("no-insecure-links"),
+	O("munge-links"), O("no-munge-links"),
 	L("copy-dirlinks", 'k'), L("keep-dirlinks", 'K'), L("hard-links", 'H'),
 	A("no-hard-links", 19), A("no-H", 19), L("relative", 'R'), A("no-relative", 20),
 	A("no-R", 20), A("implied-dirs", 21), A("no-implied-dirs", 22), A("i-d", 21),
@@ -89,7 +91,8 @@ static const struct ropt table[] = {
 	A("cc", 29), L("block-size", 'B'), O("compare-dest"), O("copy-dest"), O("link-dest"),
 	L("fuzzy", 'y'), A("no-fuzzy", 30), A("no-y", 30), L("compress", 'z'), O("old-compress"),
 	O("new-compress"), A("no-compress", 31), A("no-z", 31), A("compress-choice", 32),
-	A("zc", 32), O("skip-compress"), A("compress-level", 33), A("zl", 33), L(NULL, 'P'),
+	A("zc", 32), O("skip-compress"), A("compress-level", 33), A("zl", 33),
+	A("compress-threads", 42), A("zt", 42), L(NULL, 'P'),
 	O("progress"), O("no-progress"), O("partial"), O("no-partial"), O("partial-dir"),
 	O("delay-updates"), O("no-delay-updates"), L("prune-empty-dirs", 'm'),
 	A("no-prune-empty-dirs", 34), A("no-m", 34), O("log-file"), O("log-file-format"),
@@ -121,6 +124,11 @@ static int find_name(const char *name)
 		if (table[i].name && strcmp(table[i].name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+int refuse_known(const char *name)
+{
+	return find_name(name) >= 0;
 }
 
 static int find_letter(char letter)
@@ -192,6 +200,7 @@ void refuse_compile(struct refuse *r, const char *spec, int have_charset, char *
 	if (!have_charset)
 		(void)apply_word(r, "iconv", 1);
 	(void)apply_word(r, "log-file*", 1);
+	(void)apply_word(r, "insecure-links", 1); /* a client never relaxes link confinement */
 	(void)apply_word(r, "crtimes", 1); /* as rsyncd built without crtimes (Linux) */
 }
 

@@ -15,7 +15,7 @@
 #include "options.h"
 
 #define REFUSE_SPEC_MAX 1024   /* the directive's value, with its NUL */
-#define REFUSE_NOPTS 256       /* at least the size of the option table */
+#define REFUSE_NOPTS 288       /* at least the size of the option table */
 
 struct refuse {
 	unsigned char refused[REFUSE_NOPTS]; /* per option of the table */
@@ -39,6 +39,11 @@ void refuse_compile(struct refuse *r, const char *spec, int have_charset, char *
  * configured to refuse --dry-run (-n)").
  */
 int refuse_check(struct refuse *r, const char *name, char letter, char *err, size_t errlen);
+
+/* Is NAME ("delete", "no-perms") one of rsync 3.5.0's long option names?
+ * Its table is the whole list, so the parser takes a --no-NAME only when
+ * rsync has it. */
+int refuse_known(const char *name);
 
 /* After the last option: refusals rsyncd infers from the result (-z by
  * a compression level or choice, --delete by --remove-source-files or a

@@ -17,11 +17,20 @@
 #include "compress_sess.h"
 #include "mon.h"
 #include "filesfrom.h"
+#include "filters.h"
 #include "sess.h"
 #include "xferrec.h"
 
 #define ARGS_MAX 16000
 #define ARG_LEN_MAX 5120
+/* rsyncd's bound on a client's list: its argv of 16000 holds its own
+ * "rsyncd" first (not before a secluded list) and ends the session
+ * ("too many daemon arguments", code 2) at the record that would fill the
+ * last place but one: 15998 records, 15999 in a secluded list.  (It also
+ * counts the names a wildcard in a path expands to; prsyncd counts the
+ * records.) */
+#define ARGS_DAEMON_MAX (ARGS_MAX - 2)
+#define ARGS_SECLUDED_MAX (ARGS_MAX - 1)
 
 /* Our checksum list in stock's preference order; the client chooses. */
 static const char our_checksums[] = "xxh128 xxh3 xxh64 md5 md4 sha1 none";
@@ -66,7 +75,7 @@ static void args_push(struct arglist *a, char *p)
  * >= 30 and secluded lists); otherwise '\n' (or '\r') ends a record.
  * Bounded in count and length; an over-long record ends the session.
  */
-static void read_args(struct sess *s, struct arglist *a, int nul)
+static void read_args(struct sess *s, struct arglist *a, int nul, size_t limit)
 {
 	static char rec[ARG_LEN_MAX + 1];
 
@@ -96,8 +105,12 @@ static void read_args(struct sess *s, struct arglist *a, int nul)
 		}
 		if (len == 0)
 			return;
-		if (a->n >= ARGS_MAX) {
-			mon_log(PR_LOG_WARNING, "too many arguments");
+		if (a->n >= limit) {
+			/* rsyncd's two lines: its message, then its exit's
+			 * (which names its source line where we name the step) */
+			mon_log(PR_LOG_WARNING, "too many daemon arguments");
+			mon_log(PR_LOG_WARNING, "rsync error: %s (code %d) at read_args [Receiver=prsyncd-%s]",
+				rerr_text(RERR_PROTOCOL), RERR_PROTOCOL, PRSYNCD_VERSION);
 			mon_exit(RERR_PROTOCOL);
 		}
 		rec[len] = '\0';
@@ -361,14 +374,14 @@ void setup_session(struct sess *s)
 {
 	struct arglist *a = calloc(1, sizeof(*a));
 	const char *cluster, *caps = NULL;
-	char err[IO_MSG_TEXT_MAX];
+	char err[IO_MSG_TEXT_MAX], ferr[IO_MSG_TEXT_MAX];
 	size_t at = 0;
-	int flags, timeout;
+	int flags, timeout, rc;
 
 	if (a == NULL)
 		mon_exit(RERR_MALLOC);
 	io_init(&s->io, s->c, s->protocol);
-	read_args(s, a, s->protocol >= 30);
+	read_args(s, a, s->protocol >= 30, ARGS_DAEMON_MAX);
 	cluster = find_cluster(a, &at);
 	if (cluster && cluster_has(cluster, 's', &caps)) {
 		/* Secluded args: the real options follow in a NUL-framed list
@@ -381,7 +394,7 @@ void setup_session(struct sess *s)
 		for (size_t i = at + 1; i < a->n; i++)
 			free(a->v[i]);
 		a->n = at + 1;
-		read_args(s, b, 1);
+		read_args(s, b, 1, ARGS_SECLUDED_MAX);
 		for (size_t i = 1; i < b->n && a->n < ARGS_MAX; i++) {
 			args_push(a, b->v[i]);
 			b->v[i] = NULL;
@@ -397,7 +410,16 @@ void setup_session(struct sess *s)
 	refuse_compile(&s->refuse, s->hs.refuse, s->hs.charset[0] != '\0', err, sizeof(err));
 	if (err[0])
 		mon_log(PR_LOG_INFO, "No match for refuse-options string \"%s\"", err);
-	if (options_parse_refusing(&s->opt, s->protocol, &s->refuse, a->v, a->n, err, sizeof(err)) < 0) {
+	rc = options_parse_refusing(&s->opt, s->protocol, &s->refuse, a->v, a->n, err, sizeof(err));
+	/* rsyncd adds the filter arguments as it parses them, reading the
+	 * files they name, so those before a bad option count first (and a
+	 * file it cannot read ends the session before anything is sent). */
+	if (filters_from_args(s, ferr, sizeof(ferr)) < 0) {
+		args_free(a);
+		free(a);
+		refuse(s, flags, ferr);
+	}
+	if (rc < 0) {
 		args_free(a);
 		free(a);
 		if (s->opt.insecure_links)

@@ -31,9 +31,39 @@ refuse() { # refuse NAME LINE-NO BODY EXPECT
 refuse "daemon chroot" 1 "daemon chroot = /srv\n[pub]\n\tpath = $TMP/pub\n" "daemon chroot"
 refuse "pre-xfer exec" 3 "[pub]\n\tpath = $TMP/pub\n\tpre-xfer exec = /bin/true\n" "exec"
 refuse "malformed hosts allow" 3 "[pub]\n\tpath = $TMP/pub\n\thosts allow = 10.0.0.0/33\n" "malformed address"
-refuse "unknown key" 2 "[pub]\n\tfrobnicate = 1\n\tpath = $TMP/pub\n" "frobnicate"
-refuse "bad boolean" 3 "[pub]\n\tpath = $TMP/pub\n\tlist = maybe\n" "maybe"
 refuse "module without path" 1 "[pub]\n\tcomment = x\n" "path"
+# What rsyncd accepts loads, with a warning at its line saying what it became.
+warns() { # warns NAME LINE-NO BODY EXPECT
+	local f=$TMP/odd.$RANDOM.conf out rc
+	printf '%b' "$3" > "$f"
+	out=$("$P" --config="$f" --check-config 2>&1); rc=$?
+	if [ $rc = 0 ] && grep -q -- "warning: $f:$2:.*$4" <<<"$out"; then pass "$1: loads, warned at line $2"
+	else fail "$1: rc=$rc out=$out"; fi
+}
+warns "unknown key" 2 "[pub]\n\tfrobnicate = 1\n\tpath = $TMP/pub\n" \
+	"unknown parameter 'frobnicate' IGNORED, as rsyncd ignores it (\"IGNORING unknown parameter\"): whatever it was meant to set is not in effect"
+# A misspelt "hosts deny" loads as rsyncd loads it (nothing denied), and
+# --check-config says so once more on the output that says OK, as the
+# log does at start-up and at each reload.
+typo=$TMP/typo.conf
+printf '[pub]\n\tpath = %s\n\thosts dney = 10.0.0.0/8\n\tfrobnicate = 1\n' "$TMP/pub" > "$typo"
+sum="2 unknown parameters IGNORED, as rsyncd ignores them: 'hosts dney' ($typo:3), 'frobnicate' ($typo:4): whatever they were meant to set is not in effect"
+out=$("$P" --config="$typo" --check-config 2>/dev/null); rc=$?
+[ $rc = 0 ] && grep -qxF "$typo: configuration OK (1 module)" <<<"$out" && grep -qxF "$typo: $sum" <<<"$out" &&
+	pass "--check-config: OK, and the unknown parameters named on its output" || fail "check-config summary: rc=$rc $out"
+tport=$(free_port)
+start_prsyncd "$typo" "$tport" "$TMP/typo.log" || fail "prsyncd did not start ($typo)"
+for _ in $(seq 50); do grep -qF "configuration $typo: $sum" "$TMP/typo.log" && break; sleep 0.1; done
+grep -qF "configuration $typo: $sum" "$TMP/typo.log" &&
+	grep -q "$typo:3: module \[pub\]: unknown parameter 'hosts dney' IGNORED" "$TMP/typo.log" &&
+	pass "start-up log: each unknown parameter and the summary" || fail "start-up log: $(cat "$TMP/typo.log")"
+kill -HUP "$PRSYNCD_PID"
+for _ in $(seq 50); do [ "$(grep -c "configuration $typo: 2 unknown" "$TMP/typo.log")" -ge 2 ] && break; sleep 0.1; done
+[ "$(grep -c "configuration $typo: 2 unknown" "$TMP/typo.log")" -ge 2 ] && pass "reload log: the summary again" ||
+	fail "reload log: $(cat "$TMP/typo.log")"
+stop_pid "$PRSYNCD_PID"
+warns "bad boolean" 3 "[pub]\n\tpath = $TMP/pub\n\tlist = maybe\n" "'list = maybe' is not yes/no.*the value stays yes"
+warns "max verbosity = yes" 1 "max verbosity = yes\n[pub]\n\tpath = $TMP/pub\n" "'max verbosity = yes' is read as 0, as rsyncd reads it"
 
 # A module without a usable path: the parser says so, then no crash (a
 # segfault, exit 139, after the right lines); the sanitizer build too.

@@ -194,7 +194,7 @@ cat > "$TMP/bad.conf" <<CONF
 port = 99999
 [a]
 	path = $pub/v1
-	list = maybe
+	early exec = /bin/true
 [b]
 	path = $TMP/nonexistent
 	uid = nosuchuser
@@ -205,7 +205,8 @@ port = 99999
 CONF
 out=$("$PRSYNCD" --config="$TMP/bad.conf" --check-config 2>&1); rc=$?
 n=0
-for want in "bad.conf:1: 'port' must be" "bad.conf:4: module \[a\]: 'list' must be" \
+for want in "bad.conf:1: 'port = 99999' (read as 99999, as rsyncd reads it) is not a port" \
+	"bad.conf:4: module \[a\]: 'early exec' is refused" \
 	"bad.conf:5: module \[b\]: uid nosuchuser does not exist: clients get \"@ERROR: invalid uid nosuchuser\"" \
 	"bad.conf:5: module \[b\]: path $TMP/nonexistent: No such file or directory" \
 	"bad.conf:8: module \[c\]: charset NO-SUCH-CHARSET" "bad.conf:11: module \[c\]: 'pre-xfer exec' is refused" \

@@ -82,7 +82,50 @@ case $out in mod*) pass "listener serves after the stalls";; *) fail "after the 
 many=$(python3 -c 'print("-v\\0" * 16001, end="")')
 out=$(slow 0 burst '@RSYNCD: 32.0 md5\nmod\n--server\0--sender\0' "$many" '\0')
 case $out in EOF*|RESET*) pass "16,003 argument records: session ended";; *) fail "argument count: $out";; esac
-wait_log "$TMP/log" 'too many arguments' && pass "argument count: logged" || fail "argument count: not logged"
+wait_log "$TMP/log" 'too many daemon arguments' && pass "argument count: logged as rsyncd logs it" || fail "argument count: not logged"
+# rsyncd's bound exactly: 15,998 records (its own "rsyncd" is the first of
+# 16,000 places, the last one is kept free) are served, one more is not.
+edge() { # edge N: N records as rawclient --send text ("\0" escapes)
+	python3 - "$1" <<'PY'
+import sys
+n = int(sys.argv[1])
+print("--server\\0--sender\\0-r\\0.\\0" + "mod/x\\0" * (n - 4), end="")
+PY
+}
+out=$(slow 0 burst '@RSYNCD: 32.0 md5\nmod\n' "$(edge 15998)" '\0')
+case $out in *"@RSYNCD: OK|"?*) pass "15,998 argument records: served, as rsyncd serves them";; *) fail "15,998 records: $out";; esac
+n=$(grep -c 'too many daemon arguments' "$TMP/log")
+out=$(slow 0 burst '@RSYNCD: 32.0 md5\nmod\n' "$(edge 15999)" '\0')
+case $out in EOF*|RESET*) pass "15,999 argument records: session ended, as rsyncd ends it";; *) fail "15,999 records: $out";; esac
+wait_log "$TMP/log" 'too many daemon arguments' && [ "$(grep -c 'too many daemon arguments' "$TMP/log")" -gt "$n" ] &&
+	pass "15,999 argument records: logged" || fail "15,999 records: not logged"
+# What rsyncd logs for it (with "log file" in its configuration: started
+# with --log-file alone, rsyncd moves to syslog when it selects a module,
+# so the lines after the selection are not in that file), against ours:
+# the message and its exit line, which names rsyncd's source line and
+# version where prsyncd names the step and its own.
+port_save=$port; port=$rport
+out=$(slow 0 burst '@RSYNCD: 32.0 md5\nmod\n' "$(edge 15999)" '\0')
+port=$port_save
+loglines() { # the two lines of the last "too many daemon arguments" in FILE, normalised
+	grep -A1 'too many daemon arguments' "$1" | tail -2 |
+		sed -E 's/^[0-9\/]+ [0-9:]+ \[[0-9]+\] //; s/ at [^ ]+ \[Receiver=[^]]+\]$//'
+}
+wait_log "$TMP/rsyncd.log" 'too many daemon arguments' && sleep 0.3
+r=$(loglines "$TMP/rsyncd.log"); p=$(loglines "$TMP/log")
+[ -n "$r" ] && [ "$r" = "$p" ] && pass "15,999 records: the log says what rsyncd's says ($(tr '\n' '|' <<<"$p"))" ||
+	fail "15,999 records: rsyncd logs '$r', prsyncd '$p'"
+# Every record after the "." is a source path, as many as the bound
+# leaves, as rsyncd takes them (a stock client sends at most ~1,000
+# records: "args[] overflowed"; other clients may send more).
+for p_ in "$port" "$rport"; do
+	out=$(timeout 40 python3 "$TOP/tests/tools/rawclient.py" "$p_" --send '@RSYNCD: 32.0 md5\nmod\n' \
+		--send "$(edge 5000)" --send '\0' --timeout 3 --how)
+	case $out in *"@RSYNCD: OK|"?*) grep -q 'rsync' <<<"${out#*@RSYNCD: OK|}" &&
+		fail "4,996 source paths ($p_): refused: $(cut -c1-200 <<<"$out")" ||
+		pass "4,996 source paths ($([ "$p_" = "$port" ] && echo prsyncd || echo rsyncd)): taken, no error";;
+	*) fail "4,996 source paths ($p_): $(cut -c1-200 <<<"$out")";; esac
+done
 long=$(python3 -c 'print("x" * 100000, end="")')
 out=$(slow 0 burst '@RSYNCD: 32.0 md5\nmod\n--server\0' "$long" '\0\0')
 case $out in EOF*|RESET*) pass "a 100,000-byte argument: session ended";; *) fail "argument length: $out";; esac

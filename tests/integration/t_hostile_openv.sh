@@ -62,9 +62,21 @@ for mod in pub filt; do
 	fi
 	grep -q '^SAME 0 0 0$' <<<"$out" && pass "$mod: the regular file opens" || fail "$mod: file: $out"
 done
-out=$(lineclient "same filt private/data a.key lnk_privdir/data file")
-grep -Eq '^SAME 0 2 2$' <<<"$out" && grep -Eq '^SAME 1 2 2$' <<<"$out" && grep -Eq '^SAME 2 2 2$' <<<"$out" &&
-	grep -Eq '^SAME 3 0 0$' <<<"$out" && pass "filt: hidden names and a link into them are ENOENT in a batch" ||
+# A path hidden by its name alone (itself as a file, or a directory above
+# it) is answered PR_EHIDDEN (4095) before anything is looked up, whether
+# or not it exists: the worker learns which names the filters hide (as
+# rsyncd's clients do from a merge file they name), never what exists.
+# Everything else hidden is ENOENT, like a missing name: a link into a
+# hidden directory, and a directory hidden as a directory only (its type
+# is only known by looking).
+out=$(lineclient "same filt private/data a.key lnk_privdir/data file private/none none.key private none dir")
+grep -Eq '^SAME 0 4095 4095$' <<<"$out" && grep -Eq '^SAME 1 4095 4095$' <<<"$out" &&
+	grep -Eq '^SAME 4 4095 4095$' <<<"$out" && grep -Eq '^SAME 5 4095 4095$' <<<"$out" &&
+	pass "filt: names hidden by name are PR_EHIDDEN in a batch, present or not" ||
+	fail "filt: names hidden by name through OPENV: $out"
+grep -Eq '^SAME 2 2 2$' <<<"$out" && grep -Eq '^SAME 6 2 2$' <<<"$out" && grep -Eq '^SAME 7 2 2$' <<<"$out" &&
+	grep -Eq '^SAME 3 0 0$' <<<"$out" && grep -Eq '^SAME 8 22 22$' <<<"$out" &&
+	pass "filt: a link into a hidden directory and a directory hidden as one are ENOENT, as a missing name" ||
 	fail "filt: hidden paths through OPENV: $out"
 out=$(lineclient "same pub lnk_outdir/o lnk_out private/data")
 grep -Eq '^SAME 0 [1-9][0-9]* [1-9][0-9]*$' <<<"$out" && grep -Eq '^SAME 1 [1-9][0-9]* [1-9][0-9]*$' <<<"$out" &&

@@ -39,6 +39,11 @@ conf=$TMP/r.conf
 	mod noiconv "no-iconv"
 	mod bogus "bogus-thing c"
 	mod wild "delete-* [cn]"
+	mod threads "compress-threads"
+	mod zt "zt"
+	mod cksum "checksum-choice"
+	mod ccword "cc"
+	mod ima "ignore-missing-args"
 } > "$conf"
 pp=$(free_port); rp=$(free_port)
 start_prsyncd "$conf" "$pp" "$TMP/p.log" || fail "prsyncd did not start"
@@ -119,12 +124,42 @@ case_ bogus-word bogus -r
 grep -q 'No match for refuse-options string "bogus-thing"' "$TMP/p.log" &&
 	pass "a word that names no option is logged as rsyncd logs it" || fail "no 'No match' log line"
 
+# --compress-threads and its alias --zt (issue 26): either name refuses both
+case_ threads threads -r -M--compress-threads=2
+case_ threads-zt threads -r -M--zt=2
+case_ zt-threads zt -r -M--compress-threads=2
+
+# --checksum-choice and its alias --cc: a client sends either as
+# --checksum-choice=...; both daemons refuse it by either name
+case_ checksum-choice cksum -r --checksum-choice=md5
+case_ cc-as-client-sends-it cksum -r --cc=md5
+case_ cc-word ccword -r --checksum-choice=md5
+# rsyncd's refusal fails open for --ignore-missing-args and
+# --delete-missing-args (popt bit-set options: set_refuse_options() turns
+# a refused POPT_ARG_VAL into POPT_ARG_NONE but not POPT_BIT_SET, so popt
+# ORs the refusal marker into missing_args and never reports it).  The
+# garbage value reads as --delete-missing-args: a missing argument comes
+# as a deletion entry ('skipping non-regular file').  prsyncd refuses as
+# the operator asked.
+rr=0; pr=0
+ro=$(rsync_client -r --ignore-missing-args "rsync://127.0.0.1:$rp/ima/nonexist" "rsync://127.0.0.1:$rp/ima/a.txt" "$TMP/ima_r" 2>&1) || rr=$?
+po=$(rsync_client -r --ignore-missing-args "rsync://127.0.0.1:$pp/ima/nonexist" "rsync://127.0.0.1:$pp/ima/a.txt" "$TMP/ima_p" 2>&1) || pr=$?
+[ "$rr" = 0 ] && grep -q 'skipping non-regular file "nonexist"' <<<"$ro" && [ "$pr" = 4 ] &&
+	grep -qxF 'rsync: The server is configured to refuse --ignore-missing-args' <<<"$po" &&
+	pass "refused --ignore-missing-args: rsyncd serves it as --delete-missing-args (fail-open), prsyncd refuses (exit 4)" ||
+	fail "refused --ignore-missing-args: rsyncd=$rr prsyncd=$pr: $(tr '\n' ' ' <<<"$ro") / $(tr '\n' ' ' <<<"$po")"
+
 # What rsyncd refuses in every module, and options that do not exist.
 case_ always-bogus plain -r -M--bogus
 case_ always-copy-devices plain -r -M--copy-devices
 case_ always-log-file plain -r -M--log-file=/tmp/x
 case_ always-iconv plain -r --iconv=UTF-8,ISO-8859-1
 case_ always-crtimes plain -r -M-N
+case_ always-insecure-links plain -r -M--insecure-links
+# --no- forms rsync does not have are unknown options to it
+case_ unknown-no-stats plain -r -M--no-stats
+case_ unknown-no-dry-run plain -r -M--no-dry-run
+case_ unknown-no-update plain -r -M--no-update
 # --remove-source-files on a read-only module: rsyncd's error after the
 # setup, exit 1 on both
 rr=0; pr=0
@@ -148,5 +183,67 @@ served copy-links -rL
 served copy-dirlinks -rk
 served copy-unsafe-links -r --copy-unsafe-links
 served files-from -r -M--files-from=list
-grep -q 'killed' "$TMP/p.log" && fail "a worker was killed" || pass "no worker killed"
+
+# Every long option both take, each refused by its own name in a module
+# of its own: the client sending it by that name is refused by both, with
+# the same text (a name an option table lacks slips past its rule).
+every="verbose info=1 debug=1 stderr=1 msgs2stderr no-msgs2stderr quiet stats human-readable
+no-human-readable archive recursive no-recursive inc-recursive no-inc-recursive i-r no-i-r dirs
+no-dirs perms no-perms executability acls no-acls xattrs times no-times atimes open-noatime
+no-open-noatime crtimes no-crtimes omit-dir-times no-omit-dir-times omit-link-times
+no-omit-link-times modify-window=1 super no-super fake-super owner no-owner group no-group devices
+no-devices specials no-specials links no-links copy-links copy-unsafe-links safe-links
+insecure-links no-insecure-links munge-links no-munge-links copy-dirlinks keep-dirlinks hard-links
+relative no-relative implied-dirs no-implied-dirs chmod=u+r ignore-times size-only one-file-system
+update existing ignore-non-existing ignore-existing max-size=1 min-size=1 max-alloc=1G sparse
+no-sparse preallocate inplace no-inplace append append-verify del delete delete-before
+delete-during delete-delay delete-after delete-excluded delete-missing-args ignore-missing-args
+remove-sent-files remove-source-files force no-force ignore-errors no-ignore-errors max-delete=1
+filter=-_x exclude=x include=x exclude-from=x include-from=x cvs-exclude whole-file no-whole-file
+checksum no-checksum checksum-choice=md5 cc=md5 block-size=700 compare-dest=x copy-dest=x
+link-dest=x fuzzy no-fuzzy compress old-compress new-compress compress-choice=zlib zc=zlib
+skip-compress=gz compress-level=1 zl=1 compress-threads=1 zt=1 progress no-progress partial
+no-partial partial-dir=x delay-updates no-delay-updates prune-empty-dirs no-prune-empty-dirs
+out-format=%n log-format=%n itemize-changes no-itemize-changes bwlimit=1000 backup no-backup
+backup-dir=x suffix=x list-only from0 no-from0 secluded-args no-secluded-args protect-args
+no-protect-args numeric-ids no-numeric-ids usermap=1:2 groupmap=1:2 chown=1:2 contimeout=5 fsync
+stop-after=5 stop-at=2099-01-01T00:00 temp-dir=x 8-bit-output no-8-bit-output mkpath no-mkpath qsort"
+conf2=$TMP/every.conf
+{
+	echo "use chroot = no"; echo "uid = root"; echo "gid = root"
+	for o in $every; do printf '[r-%s]\n\tpath = %s\n\trefuse options = %s\n' "${o%%=*}" "$src" "${o%%=*}"; done
+} > "$conf2"
+pp2=$(free_port); rp2=$(free_port)
+start_prsyncd "$conf2" "$pp2" "$TMP/p2.log" || fail "prsyncd did not start (every)"
+start_rsyncd "$conf2" "$rp2" || fail "rsyncd did not start (every)"
+# Two kinds differ, each for a reason (docs/configuration.md, "refuse
+# options"): rsyncd's refusal fails open for the two bit-set options
+# (above), and for --checksum-choice/--cc sent with -M rsyncd does refuse
+# but has stored the value by then, so its error path skips the checksum
+# negotiation the client expects: the client reads the message as a
+# checksum list and fails (exit 4 or 12) without printing the refusal.
+failopen="delete-missing-args ignore-missing-args"
+garbled="checksum-choice cc"
+same=0; explained=0; differ=""
+for o in $every; do
+	rr=0; pr=0
+	ro=$(rsync_client -r "-M--$o" "rsync://127.0.0.1:$rp2/r-${o%%=*}/" "$TMP/e_r" 2>&1) || rr=$?
+	po=$(rsync_client -r "-M--$o" "rsync://127.0.0.1:$pp2/r-${o%%=*}/" "$TMP/e_p" 2>&1) || pr=$?
+	rm -rf "$TMP/e_r" "$TMP/e_p"
+	rt=$(refusal_lines "$ro"); pt=$(refusal_lines "$po")
+	mine="rsync: The server is configured to refuse --${o%%=*}"
+	if [ -n "$rt" ] && [ "$rt" = "$pt" ] && [ "$pr" = 4 ]; then same=$((same + 1))
+	elif [ -z "$rt" ] && [ -z "$pt" ] && [ "$rr" = "$pr" ]; then same=$((same + 1))
+	elif grep -qw -- "${o%%=*}" <<<"$failopen" && [ "$rr" = 0 ] && [ -z "$rt" ] && [ "$pr" = 4 ] && [ "$pt" = "$mine" ]; then
+		explained=$((explained + 1))
+	elif grep -qw -- "${o%%=*}" <<<"$garbled" && [ -z "$rt" ] && { [ "$rr" = 4 ] || [ "$rr" = 12 ]; } &&
+	     grep -Eq 'Failed to negotiate a checksum choice|safe_read failed' <<<"$ro" && [ "$pr" = 4 ] && [ "$pt" = "$mine" ]; then
+		explained=$((explained + 1))
+	else differ="$differ $o(rsyncd=$rr:${rt:-accepted} prsyncd=$pr:${pt:-accepted})"; fi
+done
+[ -z "$differ" ] && pass "every option refused by its own name: $same as rsyncd treats them, $explained refused where rsyncd's refusal fails (open or garbled)" ||
+	fail "options refused differently:$differ"
+[ "$explained" = 4 ] && pass "the four explained differences, each as explained" || fail "explained differences: $explained of 4"
+
+grep -q 'killed' "$TMP/p.log" "$TMP/p2.log" && fail "a worker was killed" || pass "no worker killed"
 finish

@@ -651,12 +651,26 @@ static void test_errors(void)
 	options_free(&o);
 	CHECK(P(32, "--server", "--sender", "--acls", "--no-acls", "-A", ".", "m/") == 0 && o.acls == 1);
 	options_free(&o);
-	FAILS(P(32, "--server", "--sender", "-rf- *.o", ".", "m/"),
-	      "rsync: The server is configured to refuse --filter (-f)");
-	FAILS(P(32, "--server", "--sender", "-F", ".", "m/"),
-	      "rsync: The server is configured to refuse -F");
-	FAILS(P(32, "--server", "--sender", "--exclude=x", ".", "m/"),
-	      "rsync: The server is configured to refuse --exclude");
+	/* filter arguments (-M): kept in order for the filter list, values
+	 * unescaped as other values; -F adds rsync's two rules, then nothing */
+	OK(P(32, "--server", "--sender", "-rf- *.o", "--exclude=a\\ b", "--include", "*.c", "-FFF",
+	     "--exclude-from=x.list", "--include-from", "y", "--filter=merge m", ".", "m/"));
+	CHECK(o.recursive && o.nfilters == 8 && o.rsync_filter_letters == 3);
+	CHECK(o.nfilters == 8 && o.filters[0].kind == OPT_FILT_RULE && !strcmp(o.filters[0].arg, "- *.o") &&
+	      o.filters[1].kind == OPT_FILT_EXCLUDE && !strcmp(o.filters[1].arg, "a b") &&
+	      o.filters[2].kind == OPT_FILT_INCLUDE && !strcmp(o.filters[2].arg, "*.c") &&
+	      !strcmp(o.filters[3].arg, ": /.rsync-filter") && !strcmp(o.filters[4].arg, "- .rsync-filter") &&
+	      o.filters[5].kind == OPT_FILT_EXCLUDE_FROM && !strcmp(o.filters[5].arg, "x.list") &&
+	      o.filters[6].kind == OPT_FILT_INCLUDE_FROM && !strcmp(o.filters[6].arg, "y") &&
+	      o.filters[7].kind == OPT_FILT_RULE && !strcmp(o.filters[7].arg, "merge m"));
+	options_free(&o);
+	CHECK(o.nfilters == 0 && o.filters == NULL);
+	/* a failure keeps those before it (rsyncd has read them), not after */
+	FAILS(P(32, "--server", "--sender", "--exclude=a", "--bogus", "--exclude=b", ".", "m/"),
+	      "rsync: on remote machine: --bogus: unknown option");
+	CHECK(o.nfilters == 1 && !strcmp(o.filters[0].arg, "a") && o.npaths == 0);
+	options_free(&o);
+	FAILS(P(32, "--server", "--sender", "--exclude", ".", "m/"), "rsync: on remote machine: --exclude: missing argument");
 	FAILS(P(32, "--server", "--sender", "--timeout", ".", "m/"),
 	      "rsync: on remote machine: --timeout: missing argument");
 	FAILS(P(32, "--server", "--sender", "--timeout=-5", ".", "m/"),
@@ -809,21 +823,20 @@ static void test_bounds(void)
 	FAILS(P(32, "--server", "--sender", big, ".", "m/"), "rsync: argument too long (max 5120 bytes)");
 	FAILS(P(32, "--server", "--sender", ".", big), "rsync: argument too long (max 5120 bytes)");
 
-	/* path count */
+	/* path count: as many as the list holds (rsyncd serves them all) */
 	list[0] = "--server";
 	list[1] = "--sender";
 	list[2] = ".";
-	for (n = 0; n < OPT_MAX_PATHS + 1; n++) {
+	for (n = 0; n < OPT_MAX_ARGS - 2; n++) {
 		snprintf(name[n], sizeof(name[n]), "m/%zu", n);
 		list[3 + n] = name[n];
 	}
-	OK(options_parse(&o, 32, list, 3 + OPT_MAX_PATHS, err, sizeof(err)));
-	CHECK(o.npaths == OPT_MAX_PATHS && !strcmp(o.paths[OPT_MAX_PATHS - 1], "m/4095"));
+	OK(options_parse(&o, 32, list, OPT_MAX_ARGS, err, sizeof(err)));
+	CHECK(o.npaths == OPT_MAX_ARGS - 3 && !strcmp(o.paths[OPT_MAX_ARGS - 4], "m/15996"));
 	options_free(&o);
-	CHECK(o.npaths == 0);
+	CHECK(o.npaths == 0 && o.paths == NULL);
 	options_free(&o);   /* twice is harmless */
-	FAILS(options_parse(&o, 32, list, 4 + OPT_MAX_PATHS, err, sizeof(err)),
-	      "rsync: too many source paths (max 4096)");
+	FAILS(options_parse(&o, 32, list, OPT_MAX_ARGS + 1, err, sizeof(err)), "rsync: too many arguments (max 16000)");
 
 	/* NULL record */
 	list[0] = "--server";

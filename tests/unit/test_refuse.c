@@ -83,6 +83,17 @@ static void test_aliases(void)
 	opt_case("compress", "no-z", 0, NULL);
 	opt_case("timeout", "no-timeout", 0, NULL);
 	opt_case("remove-source-files", "remove-sent-files", 0, NULL);
+	/* rsync 3.5.0's --compress-threads and its --zt (issue 26) */
+	opt_case("compress-threads", "compress-threads", 0, "--compress-threads");
+	opt_case("compress-threads", "zt", 0, "--zt");
+	opt_case("zt", "compress-threads", 0, "--compress-threads");
+	opt_case("compress-level", "compress-threads", 0, NULL);
+	opt_case("*threads", "zt", 0, NULL);
+	/* refused in every module, as rsyncd refuses it; the negation is not */
+	opt_case("", "insecure-links", 0, "--insecure-links");
+	opt_case("", "no-insecure-links", 0, NULL);
+	CHECK(refuse_known("no-perms") && refuse_known("zt") && !refuse_known("no-stats") &&
+	      !refuse_known("no-dry-run"));
 	/* a wildcard reaches only the names it matches */
 	opt_case("*perms", "no-perms", 0, "--no-perms");
 	opt_case("*perms", "no-p", 0, NULL);
