@@ -3,11 +3,16 @@
 #include "logbudget.h"
 #include "log.h"
 
-int log_budget_take(struct log_budget *b, size_t len)
+int log_budget_take(struct log_budget *b, size_t len, int error)
 {
 	if (b->records < LOG_BUDGET_RECORDS && b->bytes + len <= LOG_BUDGET_BYTES) {
 		b->records++;
 		b->bytes += len;
+		return 1;
+	}
+	if (error && b->errors < LOG_BUDGET_ERRORS && b->error_bytes + len <= LOG_BUDGET_ERROR_BYTES) {
+		b->errors++;
+		b->error_bytes += len;
 		return 1;
 	}
 	b->dropped++;

@@ -19,16 +19,24 @@
 
 #define LOG_BUDGET_RECORDS 10000u
 #define LOG_BUDGET_BYTES (4u << 20)
+/* Error lines still written once the budget is spent, at most this many
+ * and bytes: a flood of lesser lines (a worker's, or diagnostics under
+ * --log-debug) must not hide why the session ended. */
+#define LOG_BUDGET_ERRORS 64u
+#define LOG_BUDGET_ERROR_BYTES (64u << 10)
 
 struct log_budget {
 	uint32_t records;       /* logged so far */
 	uint64_t bytes;
+	uint32_t errors;        /* of LOG_BUDGET_ERRORS, after the budget */
+	uint64_t error_bytes;
 	uint64_t dropped;       /* records not logged */
 	uint64_t dropped_bytes;
 };
 
-/* Count a record of len bytes: 1 to log it, 0 once the budget is spent. */
-int log_budget_take(struct log_budget *b, size_t len);
+/* Count a record of len bytes (error: an error line): 1 to log it, 0
+ * once the budget (and for an error line, its reserve) is spent. */
+int log_budget_take(struct log_budget *b, size_t len, int error);
 
 /* One line saying what was dropped, if anything was. */
 void log_budget_report(const struct log_budget *b);

@@ -436,10 +436,10 @@ static int h_exit(struct session *s, const struct pr_msg *m)
 }
 
 /* dispatch's log gate: every line a handler writes is charged to the
- * session's budget (logbudget.h). */
-static int charge(void *ctx, size_t len)
+ * session's budget (logbudget.h), error lines with their reserve. */
+static int charge(void *ctx, enum pr_log_level level, size_t len)
 {
-	return log_budget_take(ctx, len);
+	return log_budget_take(ctx, len, level == PR_LOG_ERR);
 }
 
 /* Handle one validated request, or refuse it for the current state. */

@@ -170,7 +170,7 @@ void log_msg(enum pr_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if (gate != NULL && !gate(gate_ctx, strlen(text)))
+	if (gate != NULL && !gate(gate_ctx, level, strlen(text)))
 		return;
 	now = time(NULL);
 	localtime_r(&now, &tm);

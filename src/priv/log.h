@@ -53,7 +53,7 @@ void log_sanitize(char *out, size_t outlen, const char *in);
  * request it handles (session.c's dispatch), so whatever a handler logs
  * on the worker's behalf is charged, and nothing else is.  NULL: none.
  */
-typedef int (*log_gate_fn)(void *ctx, size_t len);
+typedef int (*log_gate_fn)(void *ctx, enum pr_log_level level, size_t len);
 void log_set_gate(log_gate_fn fn, void *ctx);
 
 /* Point stdin/stdout (and stderr in release builds) at /dev/null. */
