@@ -153,8 +153,16 @@ if start_both "$TMP/m.conf"; then
 	ln -s / "$M/rsyncd-munged" # a link to a directory counts as one
 	EXPECT_RC=5 pull_both "munge_dirlink" "-a" mod/
 	rm "$M/rsyncd-munged"
-	# a client cannot relax the confinement: -M--insecure-links is refused
-	EXPECT_RC=any pull_both "insecure_links" "-a -M--insecure-links" mod/file
+	# a client cannot relax the confinement: -M--insecure-links is refused by
+	# both with the same line; rsyncd's client then reads a reset (exit 10),
+	# prsyncd ends as for every refusal (exit 4, no reset: t_refuse_opts.sh)
+	rr=0; pr=0
+	ro=$(rsync_client -a -M--insecure-links "rsync://127.0.0.1:$R_PORT/mod/file" "$TMP/il_r" 2>&1) || rr=$?
+	po=$(rsync_client -a -M--insecure-links "rsync://127.0.0.1:$P_PORT/mod/file" "$TMP/il_p" 2>&1) || pr=$?
+	rl=$(grep -m1 'refuse --insecure-links' <<<"$ro"); pl=$(grep -m1 'refuse --insecure-links' <<<"$po")
+	[ -n "$rl" ] && [ "$rl" = "$pl" ] && [ "$pr" = 4 ] && [ ! -e "$TMP/il_p" ] && ! grep -q 'reset by peer' <<<"$po" &&
+		pass "insecure_links: refused by both: '$pl' (rsyncd exit $rr, prsyncd exit 4, no reset)" ||
+		fail "insecure_links: rsyncd rc=$rr '$rl'; prsyncd rc=$pr '$po'"
 	pull_both "no_insecure_links" "-a -M--no-insecure-links" mod/file
 	san_check "$P_LOG.stderr"
 	stop_both

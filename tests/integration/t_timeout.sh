@@ -112,6 +112,9 @@ wait_log "$TMP/a.log" "daemon handshake timeout \\($T s\\) -- exiting \\(code 30
 served_again "$aport" mod && pass "greeting: slot freed, the next client is served" ||
 	fail "greeting: the next client is refused"
 
+# the host's one slot comes back once the last session is reaped: wait for
+# it (the pull above may still be ending), or this client would be refused
+for i in $(seq 1 100); do [ "$(pgrep -c -P "$A")" = 0 ] && break; sleep 0.1; done
 timeout 40 python3 "$TC" "$aport" trickle mod --limit 15 > "$TMP/p.trickle" 2>&1
 set -- $(cat "$TMP/p.trickle")
 since=${5:-99}
