@@ -150,7 +150,9 @@ static int set_addrs(struct name_ans *e, const uint32_t *addrs, uint32_t naddr)
 
 void names_carry(struct names *n, const struct names *old)
 {
-	for (size_t i = 0; old != NULL && i < n->n; i++) {
+	/* bsearch may not be given old->v NULL, even for 0 entries (a
+	 * configuration without names reloaded into one with names) */
+	for (size_t i = 0; old != NULL && old->n > 0 && i < n->n; i++) {
 		const struct name_ans *o = bsearch(&n->v[i], old->v, old->n, sizeof(old->v[0]), by_kind_name);
 
 		if (o == NULL || o->at == 0 || set_addrs(&n->v[i], o->addrs, o->naddr) < 0)
