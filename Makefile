@@ -64,7 +64,10 @@ LISTENER_SRC := $(wildcard src/listener/*.c)
 MONITOR_SRC := $(wildcard src/monitor/*.c)
 WORKER_SRC  := $(wildcard src/worker/*.c)
 # The listener validates module filter rules at load time (src/priv/modfilter.c).
-LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT) $(PROTO_CHMOD)
+# Its resolver child loads policy/resolver.policy (the ready programs, as
+# the monitor does).
+LISTENER_ALL = $(LISTENER_SRC) $(PRIV_SRC) $(PROTO_FILT) $(PROTO_CHMOD) src/proto/seccomp_policy.c build/gen/bpf_programs.c \
+               build/gen/resolver_policy.c build/gen/sanitizer_policy.c
 # Sessions get the configuration as a sealed snapshot (src/priv/cfgsnap.c):
 # the parser (src/listener/config.c) is the listener's alone.
 MONITOR_ALL  = $(MONITOR_SRC) $(PRIV_SRC) $(PROTO_MSG) $(MSG_W2M) $(PROTO_FILT) $(PROTO_HASH) $(PROTO_START) \
@@ -149,7 +152,11 @@ build/test/obj/build/gen/%.o: build/gen/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(COMMON) $(SAN) $(CFLAGS) -c $< -o $@
 
-build/test/prsyncd: $(call TST_OBJ,$(LISTENER_ALL))
+# Test seams that no release binary links (tests/hooks: the resolver
+# child's forbidden calls, behind PRSYNCD_TEST_HOOKS at the call site).
+TEST_HOOK_SRC := $(wildcard tests/hooks/*.c)
+$(call TST_OBJ,$(TEST_HOOK_SRC)): CFLAGS += -Isrc/listener
+build/test/prsyncd: $(call TST_OBJ,$(LISTENER_ALL) $(TEST_HOOK_SRC))
 	$(CC) $(SLINK) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build/test/prsyncd-monitor: $(call TST_OBJ,$(MONITOR_ALL))
@@ -162,7 +169,7 @@ build/test/prsyncd-worker: $(call TST_OBJ,$(WORKER_ALL))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/test/unit/%,$(UNIT_SRC))
 # Every object but the two mains: a unit test may exercise any module.
-UNIT_LIB_OBJ = $(call TST_OBJ,$(filter-out %/main.c,$(LISTENER_SRC) $(MONITOR_SRC) $(WORKER_SRC)) $(PRIV_SRC) $(PROTO_TEST) $(GEN_SRC) src/proto/seccomp_build.c)
+UNIT_LIB_OBJ = $(call TST_OBJ,$(filter-out %/main.c,$(LISTENER_SRC) $(MONITOR_SRC) $(WORKER_SRC)) $(PRIV_SRC) $(PROTO_TEST) $(GEN_SRC) src/proto/seccomp_build.c $(TEST_HOOK_SRC))
 
 build/test/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LIB_OBJ)
 	@mkdir -p $(@D)
@@ -223,7 +230,7 @@ fuzz: $(FUZZ_BIN)
 # The trusted code, counted per privileged binary (scripts/tcb.py).
 tcb: build/gen/policies.h $(GEN_SRC)
 	@python3 scripts/tcb.py --cc "$(CC)" --cflags "$(filter-out -DPRSYNCD_% -Werror,$(COMMON))" \
-	  --bin prsyncd $(LISTENER_ALL) --bin prsyncd-monitor $(filter-out build/gen/bpf_programs.c,$(MONITOR_ALL))
+	  --bin prsyncd $(filter-out build/gen/bpf_programs.c,$(LISTENER_ALL)) --bin prsyncd-monitor $(filter-out build/gen/bpf_programs.c,$(MONITOR_ALL))
 
 # The three binaries, the systemd units (paths rewritten for SBINDIR and
 # SYSCONFDIR), the logrotate snippet, tmpfiles.d, the man pages, and a

@@ -11,6 +11,8 @@ function fail(msg) { printf("%s:%d: %s\n", FILENAME, NR, msg) > "/dev/stderr"; e
 BEGIN {
 	print "/* generated from policy/" name ".policy by policy/policy2c.awk: do not edit */"
 	print "#include <fcntl.h>"
+	print "#include <netinet/in.h>"
+	print "#include <sys/ioctl.h>"
 	print "#include <sys/mman.h>"
 	print "#include <sys/socket.h>"
 	print "#include <sys/prctl.h>"

@@ -21,6 +21,7 @@
 #include "hosts.h"
 #include "log.h"
 #include "names.h"
+#include "reap.h"
 #include "sealed.h"
 
 static int by_kind_name(const void *a, const void *b)
@@ -149,7 +150,9 @@ static int set_addrs(struct name_ans *e, const uint32_t *addrs, uint32_t naddr)
 
 void names_carry(struct names *n, const struct names *old)
 {
-	for (size_t i = 0; old != NULL && i < n->n; i++) {
+	/* bsearch may not be given old->v NULL, even for 0 entries (a
+	 * configuration without names reloaded into one with names) */
+	for (size_t i = 0; old != NULL && old->n > 0 && i < n->n; i++) {
 		const struct name_ans *o = bsearch(&n->v[i], old->v, old->n, sizeof(old->v[0]), by_kind_name);
 
 		if (o == NULL || o->at == 0 || set_addrs(&n->v[i], o->addrs, o->naddr) < 0)
@@ -308,22 +311,49 @@ void names_job_step(struct names_job *j, int64_t now)
 	}
 }
 
+/* How the child ended, when not as it should: its exit status, or the
+ * signal that killed it (a seccomp kill with the call's name, reap.c) but
+ * SIGKILL, which is the listener's own at the end of a run.  What that
+ * did to the run, its channel says (summary). */
+static void report(pid_t pid, int status)
+{
+	static const char *const why[] = {
+		[RESOLVER_EXIT_BEGIN - RESOLVER_EXIT_BEGIN] = "its first steps failed",
+		[RESOLVER_EXIT_DROP - RESOLVER_EXIT_BEGIN] = "it could not give up privilege",
+		[RESOLVER_EXIT_CONFINE - RESOLVER_EXIT_BEGIN] = "it could not confine itself (Landlock, seccomp)",
+		[RESOLVER_EXIT_CHANNEL - RESOLVER_EXIT_BEGIN] = "its channel to the listener failed",
+	};
+	int st = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+
+	if (st != 0)
+		log_msg(PR_LOG_ERR, "resolver %d exited with status %d (%s)", (int)pid, st,
+			st >= RESOLVER_EXIT_BEGIN && st <= RESOLVER_EXIT_CHANNEL ? why[st - RESOLVER_EXIT_BEGIN] : "?");
+	else if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
+		reap_report_as("resolver", pid, status);
+}
+
 int names_job_reaped(struct names_job *j, pid_t pid, int status)
 {
 	if (j->pid == 0 || pid != j->pid)
 		return 0;
-	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
-		log_msg(PR_LOG_ERR, "resolver %d killed by signal %d (%s)", (int)pid, WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
+	report(pid, status);
 	j->pid = 0;
 	return 1;
 }
 
 void names_job_end(struct names_job *j)
 {
-	if (j->pid > 0 && j->pidfd >= 0 && pidfd_send_signal(j->pidfd, SIGKILL, NULL, 0) == 0)
-		while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
+	int status = 0;
+
+	/* a child that already died keeps its status: the SIGKILL is lost on it */
+	if (j->pid > 0 && j->pidfd >= 0 && pidfd_send_signal(j->pidfd, SIGKILL, NULL, 0) == 0) {
+		pid_t got;
+
+		while ((got = waitpid(j->pid, &status, 0)) < 0 && errno == EINTR)
 			;
+		if (got == j->pid)
+			report(j->pid, status);
+	}
 	j->pid = 0;
 	if (j->pidfd >= 0)
 		close(j->pidfd);

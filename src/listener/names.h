@@ -94,7 +94,20 @@ int names_job_reaped(struct names_job *j, pid_t pid, int status);
 /* End the run (its child killed); the answers taken so far stay. */
 void names_job_end(struct names_job *j);
 
-/* In the child: resolve and report, never return (resolver.c). */
+/* In the child: give up privilege, confine itself (Landlock, then
+ * policy/resolver.policy), resolve and report; never returns
+ * (resolver.c).  Exit statuses other than 0, which the listener logs: */
+#define RESOLVER_EXIT_BEGIN 120     /* its first steps (unpriv_begin) */
+#define RESOLVER_EXIT_DROP 121      /* giving up privilege */
+#define RESOLVER_EXIT_CONFINE 122   /* Landlock or the seccomp filter */
+#define RESOLVER_EXIT_CHANNEL 123   /* a record not sent */
 __attribute__((noreturn)) void resolver_run(int fd, const struct names *n, int drop, uid_t uid, gid_t gid);
+
+#ifdef PRSYNCD_TEST_HOOKS
+/* Test builds only, before each name is looked up, under the filter
+ * (tests/hooks/resolver_hook.c): a name "prsyncd-test-syscall-CALL"
+ * makes the forbidden call CALL (t_seccomp_calls.sh, t_names.sh). */
+void resolver_test_hook(const char *name);
+#endif
 
 #endif

@@ -10,4 +10,7 @@ void reap_watch_start(void);
 /* Log how a reaped session monitor ended, if it died of a signal. */
 void reap_report(pid_t pid, int status);
 
+/* The same for another child, called who in the line ("resolver"). */
+void reap_report_as(const char *who, pid_t pid, int status);
+
 #endif

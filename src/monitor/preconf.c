@@ -22,16 +22,14 @@
  * exec, log files) happens before this point: see preselect.policy.
  */
 #include <errno.h>
-#include <linux/landlock.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "landlock.h"
 #include "preconf.h"
 
 /* What selection does as root: open the module root, and a secrets file,
@@ -41,13 +39,6 @@ static const cap_value_t keep[] = {
 	CAP_DAC_READ_SEARCH, CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SYS_CHROOT,
 };
 #define NKEEP ((int)(sizeof(keep) / sizeof(keep[0])))
-
-/* Landlock rights of ABI 3 (truncate), 4 (TCP) and 5 (device ioctls),
- * newer than the kernel headers of Debian 12. */
-#define LL_FS_TRUNCATE (1ULL << 14)
-#define LL_FS_IOCTL_DEV (1ULL << 15)
-#define LL_NET_BIND_TCP (1ULL << 0)
-#define LL_NET_CONNECT_TCP (1ULL << 1)
 
 static int fail(char *err, size_t errlen, const char *what)
 {
@@ -107,41 +98,6 @@ static int drop_caps(char *err, size_t errlen)
 		errno = EPERM;
 		return fail(err, errlen, "capabilities other than selection's remain");
 	}
-	return 0;
-}
-
-int landlock_readonly(int *on, char *err, size_t errlen)
-{
-	struct { uint64_t fs, net; } attr = {
-		.fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-		      LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-		      LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
-		      LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-		      LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-		      LANDLOCK_ACCESS_FS_MAKE_SYM,
-	};
-	size_t size = sizeof(attr.fs);
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	int fd, rc;
-
-	*on = 0;
-	if (abi < 1)
-		return 0; /* no Landlock in this kernel: the filter alone */
-	attr.fs |= (abi >= 2 ? LANDLOCK_ACCESS_FS_REFER : 0) | (abi >= 3 ? LL_FS_TRUNCATE : 0) |
-		   (abi >= 5 ? LL_FS_IOCTL_DEV : 0);
-	if (abi >= 4) {
-		attr.net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
-		size = sizeof(attr);
-	}
-	/* No rule is added: every handled right is denied everywhere. */
-	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-	if (fd < 0)
-		return fail(err, errlen, "landlock_create_ruleset");
-	rc = (int)syscall(SYS_landlock_restrict_self, fd, 0);
-	close(fd);
-	if (rc < 0)
-		return fail(err, errlen, "landlock_restrict_self");
-	*on = 1;
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "landlock.h" /* landlock_readonly: also the name-service child's */
 #include "policies.h"
 
 #ifdef PRSYNCD_TEST_HOOKS
@@ -26,11 +27,5 @@
  * reason in err: the session must then end.
  */
 int preconfine(int *landlocked, char *err, size_t errlen);
-
-/* The Landlock step alone (also the name-service child's, nschild.c): no
- * file may be written, created, removed, linked, truncated or executed,
- * and no TCP socket bound or connected.  *on: it took (0 on a kernel
- * without Landlock, which is not an error).  0, or -1 with err. */
-int landlock_readonly(int *on, char *err, size_t errlen);
 
 #endif

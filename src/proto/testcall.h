@@ -3,8 +3,9 @@
  * Test builds only (PRSYNCD_TEST_HOOKS): make one forbidden syscall by
  * name, to prove that a confined process is killed for it
  * (tests/integration/t_seccomp_calls.sh).  The worker's hook is in
- * src/worker/daemon.c, the session monitor's in src/monitor/session.c;
- * release builds contain neither, nor this table.
+ * src/worker/daemon.c, the session monitor's in src/monitor/session.c,
+ * the listener's resolver child's in tests/hooks/resolver_hook.c;
+ * release builds contain none of them, nor this table.
  *
  * Every call is made with raw syscall() (no libc wrapper or sanitizer
  * interceptor in between) and with arguments that do no harm should a
@@ -41,6 +42,10 @@ static long pr_test_syscall(const char *name)
 #endif
 	} else if (strcmp(name, "openat") == 0) {
 		rc = syscall(SYS_openat, AT_FDCWD, "/etc/passwd", O_RDONLY | O_CLOEXEC);
+	} else if (strcmp(name, "openat-write") == 0) {
+		/* for a filter that admits read-only opens (the resolver's) */
+		rc = syscall(SYS_openat, AT_FDCWD, "/tmp/prsyncd-test-openat-write", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			     0600);
 	} else if (strcmp(name, "execve") == 0) {
 		rc = syscall(SYS_execve, "/nonexistent-prsyncd-test", noargs, noargs);
 	} else if (strcmp(name, "socket") == 0) {

@@ -26,7 +26,16 @@
 #     seen after the refresh or the reload, and a deny never lapses
 #     meanwhile (connections hammered through several refreshes and a
 #     reload whose new name answers 2 s late);
-#   - --check-config asks the DNS nothing.
+#   - --check-config asks the DNS nothing;
+#   - the listener's resolver child runs under its seccomp filter
+#     (policy/resolver.policy: Seccomp 2 in /proc while it waits for a
+#     slow answer, no capability, the worker user) and still resolves
+#     through /etc/hosts, the DNS over UDP, over TCP (a truncated
+#     answer), from an IPv6 name server, and a name of several addresses
+#     (the address sort's netlink and probes); a forbidden call (a test
+#     hook's, tests/hooks/resolver_hook.c) kills it, the listener logs
+#     the kill, and the names it did not reach fail closed: a deny list
+#     refuses everyone, an allow list admits no one.
 . "$(dirname "$0")/../nslib.sh"
 ns_reexec_net "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
@@ -61,7 +70,10 @@ netgroup: files'
 NS_RESOLV="nameserver $DNS
 options timeout:1 attempts:1"
 ns_private_etc || { fail "private /etc"; finish; exit 1; }
-python3 "$TOP/tests/tools/fakedns.py" "$DNS" "$ZONE" "$QLOG" > "$TMP/dns.out" 2>&1 &
+# the DNS on ::1 too where this namespace has IPv6
+DNS6=
+python3 -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).bind(("::1", 0))' 2>/dev/null && DNS6=::1
+python3 "$TOP/tests/tools/fakedns.py" "$DNS${DNS6:+,$DNS6}" "$ZONE" "$QLOG" > "$TMP/dns.out" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 50); do grep -q ready "$TMP/dns.out" && break; sleep 0.1; done
 check "the test's DNS server answers" bash -c "getent hosts n042.names.test | grep -q 127.0.0.2"
@@ -214,6 +226,84 @@ q3=$(queries)
 check "--check-config asks the DNS nothing" test "$(queries)" = "$q3"
 stop_pid "$L"
 stop_pid "$RSYNCD_PID"
+
+# --- the resolver child under its filter -------------------------------------
+# Names from every source: /etc/hosts, the DNS over UDP, over TCP (the UDP
+# answer truncated), several addresses (sorted: netlink, probes), a slow
+# one; asked of the IPv6 name server where there is one.
+echo '127.0.0.13 fromfiles.names.test' >> /etc/hosts
+cat >> "$ZONE" <<'Z'
+viatcp.names.test TCP 127.0.0.11
+slowsc.names.test DELAY 2 127.0.0.12
+multi.names.test 127.0.0.16 127.0.0.17
+Z
+cp /etc/resolv.conf "$TMP/resolv.saved"
+printf 'nameserver %s\noptions timeout:4 attempts:1\n' "${DNS6:-$DNS}" > /etc/resolv.conf
+printf '[scdeny]\n\tpath = %s\n\thosts deny = fromfiles.names.test viatcp.names.test multi.names.test n042.names.test\n[scallow]\n\tpath = %s\n\thosts allow = slowsc.names.test\n' \
+	"$M" "$M" > "$TMP/sc.conf"
+sport=$(free_port)
+port=$sport
+PRSYNCD_TEST_NAMES_REFRESH_MS=1000 start_prsyncd "$TMP/sc.conf" "$sport" "$TMP/sc.log" || fail "prsyncd (filter) did not start"
+L=$PRSYNCD_PID
+# a refresh's child, waiting for slowsc's answer (2 s)
+rc=
+for _ in $(seq 1 100); do rc=$(pgrep -P "$L" -x prsyncd-resolve | head -n 1) && [ -n "$rc" ] && break; sleep 0.05; done
+if [ -n "$rc" ] && st=$(cat "/proc/$rc/status" 2>/dev/null); then
+	sleep 0.2 # past its first steps: confined once it looks names up
+	st=$(cat "/proc/$rc/status" 2>/dev/null || echo "$st")
+	check "the resolver child ($rc) runs under a seccomp filter (Seccomp: 2)" grep -Eq '^Seccomp:[[:space:]]+2$' <<<"$st"
+	check "... no_new_privs, no capability" bash -c "grep -Eq '^NoNewPrivs:[[:space:]]+1$' <<<\"\$1\" && grep -Eq '^CapEff:[[:space:]]+0+$' <<<\"\$1\" && grep -Eq '^CapBnd:[[:space:]]+0+$' <<<\"\$1\"" _ "$st"
+	check "... as the worker user (nobody)" grep -Eq "^Uid:[[:space:]]+$(id -u nobody)[[:space:]]" <<<"$st"
+else
+	fail "no resolver child found while it waits for a slow answer"
+fi
+check "under the filter, every name resolved (files, UDP, TCP, several addresses, slow${DNS6:+, IPv6 name server})" \
+	wait_log "$TMP/sc.log" "resolver: 5 of 5 host names resolved, 0 not found, 0 failed"
+check "... the truncated answer was asked again over TCP" grep -q '^viatcp.names.test 1 tcp$' "$QLOG"
+refused() { rsync_client --address="$1" "rsync://127.0.0.1:$sport/$2/" 2>&1 | grep -q "@ERROR: access denied to $2"; }
+admitted() { rsync_client --address="$1" "rsync://127.0.0.1:$sport/$2/" 2>&1 | grep -q a.txt; }
+check "a name from /etc/hosts denies its address" refused 127.0.0.13 scdeny
+check "a name answered over TCP denies its address" refused 127.0.0.11 scdeny
+both_refused() { refused 127.0.0.16 scdeny && refused 127.0.0.17 scdeny; }
+check "a name of several addresses denies each" both_refused
+check "a name from the DNS over UDP denies its address" refused 127.0.0.2 scdeny
+check "another address is admitted" admitted 127.0.0.5 scdeny
+check "the slow name admits its address" admitted 127.0.0.12 scallow
+check "... and no other" refused 127.0.0.5 scallow
+if grep -Eq "resolver [0-9]+ (killed|exited)" "$TMP/sc.log"; then
+	fail "a resolver child died: $(grep -Em 1 "resolver [0-9]+ (killed|exited)" "$TMP/sc.log")"
+else
+	pass "no resolver child died"
+fi
+stop_pid "$L"
+cp "$TMP/resolv.saved" /etc/resolv.conf
+
+# A forbidden call (socket(AF_UNIX, SOCK_DGRAM): the family is allowed,
+# the type is not) at the first name of the start-up run: no name is
+# reached, each fails closed.
+echo 'zdeny.names.test 127.0.0.14' >> "$ZONE"
+echo 'zallow.names.test 127.0.0.15' >> "$ZONE"
+printf '[kdeny]\n\tpath = %s\n\thosts deny = zdeny.names.test\n[kallow]\n\tpath = %s\n\thosts allow = zallow.names.test\n[khook]\n\tpath = %s\n\thosts deny = prsyncd-test-syscall-socket\n[kopen]\n\tpath = %s\n' \
+	"$M" "$M" "$M" "$M" > "$TMP/k.conf"
+kport=$(free_port)
+sport=$kport
+start_prsyncd "$TMP/k.conf" "$kport" "$TMP/k.log" || fail "prsyncd (kill) did not start"
+L=$PRSYNCD_PID
+check "a forbidden call kills the resolver child (SIGSYS), the listener logs it" \
+	grep -Eq "resolver [0-9]+ killed by signal 31 \(SIGSYS\): seccomp violation" "$TMP/k.log"
+if grep -Eq "resolver [0-9]+ killed by signal 31 \(SIGSYS\): seccomp violation, syscall [0-9]+ \(socket\)$" "$TMP/k.log"; then
+	pass "... naming the call: $(grep -Eom 1 'syscall [0-9]+ \(socket\)$' "$TMP/k.log")"
+else
+	echo "SKIP: the kernel did not report the call (audit records are rate-limited): $(grep -Em 1 'resolver [0-9]+ killed' "$TMP/k.log")"
+fi
+check "... and the run as failed: no name reached" \
+	grep -q "resolver: the child ended early; 3 of 3 names not reached keep their last answer" "$TMP/k.log"
+check "... the DNS was asked nothing" test "$(queries 'z[a-z]*')" = 0
+check "a deny list whose name was not reached refuses everyone" refused 127.0.0.5 kdeny
+check "... and says why" grep -q "module kdeny: hosts deny 'zdeny.names.test' is not resolved yet: it counts as matching" "$TMP/k.log"
+check "an allow list whose name was not reached admits no one (not even its address)" refused 127.0.0.15 kallow
+check "a module without lists is served" admitted 127.0.0.5 kopen
+stop_pid "$L"
 
 # --- refresh and reload: an answer that changes, a deny that never lapses ----
 echo 'moving.names.test 127.0.0.4' >> "$ZONE"

@@ -2,13 +2,18 @@
 # SPDX-License-Identifier: ISC
 # Seccomp, proven per call.  Test builds carry hooks (absent from release
 # builds, checked at the end) that make the confined worker, and separately
-# the confined session monitor, make one forbidden syscall each:
+# the confined session monitor and the listener's resolver child, make one
+# forbidden syscall each:
 #   request line "#prsyncd-test-syscall NAME"             the worker calls NAME
 #   request line "#prsyncd-test-monitor-syscall NAME MOD" the worker selects
 #       MOD, then its log record asks the monitor's hook to call NAME
+#   host name "prsyncd-test-syscall-NAME" in a reloaded configuration's
+#       "hosts deny": the resolver child calls NAME when it reaches it
+#       (tests/hooks/resolver_hook.c)
 # Each call must kill the process with SIGSYS; the monitor (for its worker)
-# or the listener (for a session monitor) logs the call by name; the client
-# sees a clean close (EOF, not a reset or a hang); the next client is served.
+# or the listener (for a session monitor, a resolver child) logs the call
+# by name; the client sees a clean close (EOF, not a reset or a hang); the
+# next client is served.
 #
 # The kernel's seccomp audit records are rate-limited (printk_ratelimit: 10
 # per 5 s by default, shared with every other process on the host), so a
@@ -23,6 +28,10 @@
 
 CALLS="open openat execve socket connect ptrace clone fork kill setuid mount mprotect"
 MONITOR_STAGES="handshake module"
+# The resolver's list admits read-only opens, connect and an executable
+# (not writable) mprotect, which loading an NSS module needs; its socket
+# is AF_UNIX of the wrong type (SOCK_DGRAM).
+RESOLVER_CALLS="open openat-write execve socket ptrace clone fork kill setuid mount"
 
 if [ "$(id -u)" != 0 ]; then
 	# Without root the kernel log (dmesg_restrict) and the module confinement
@@ -38,6 +47,7 @@ cat > "$TMP/conf" <<CONF
 [pub]
 	path = $TMP/pub
 CONF
+cp "$TMP/conf" "$TMP/conf.base"
 port=$(free_port)
 start_prsyncd "$TMP/conf" "$port" "$TMP/log" || fail "prsyncd did not start"
 L=$PRSYNCD_PID
@@ -101,6 +111,77 @@ for stage in $MONITOR_STAGES; do
 		esac
 	done
 done
+# The resolver child: a reload whose names include the hook's.  The run
+# is killed, the reloaded configuration is put in force all the same (its
+# names not resolved), and the next client is served.
+# hook_reload NAME: the configuration with (NAME set) or without the
+# hook's host name, reloaded; prints the log lines it caused.
+hook_reload() {
+	local before id
+	{ cat "$TMP/conf.base"; [ -z "$1" ] || printf '[hook]\n\tpath = %s\n\thosts deny = prsyncd-test-syscall-%s\n' "$TMP/pub" "$1"; } > "$TMP/conf"
+	before=$(wc -l < "$TMP/log")
+	kill -HUP "$L"
+	for _ in $(seq 1 100); do
+		grep -Eq "reload: configuration [0-9]+ in force" <<<"$(new_log "$before")" && break
+		sleep 0.1
+	done
+	sleep 0.2
+	new_log "$before"
+}
+resolver_kill() {
+	local call=$1 sys=${1%-write} after named="" out
+	for _ in 1 2 3 4 5; do
+		after=$(hook_reload "$call")
+		if grep -q "test hook: the resolver's $call returned" "$TMP/log.stderr" 2>/dev/null ||
+		   grep -Eq "resolver [0-9]+ exited with status" <<<"$after"; then
+			fail "resolver $call: the call returned: $(grep -m 1 "the resolver's $call returned" "$TMP/log.stderr")"
+			return
+		fi
+		if ! grep -Eq "resolver [0-9]+ killed by signal 31 \(SIGSYS\): seccomp violation" <<<"$after"; then
+			fail "resolver $call: no SIGSYS line"
+			sed 's/^/    /' <<<"$after"
+			return
+		fi
+		named=$(grep -E "resolver [0-9]+ killed by signal 31 \(SIGSYS\): seccomp violation, syscall [0-9]+ \($sys\)$" <<<"$after" |
+			head -n 1 | cut -d' ' -f4-)
+		[ -n "$named" ] && break
+		sleep 5 # the kernel dropped or delayed the audit record
+	done
+	if [ -n "$named" ]; then pass "resolver $call: $named"
+	else fail "resolver $call: killed, but the syscall was never named: $(grep -E 'SIGSYS' <<<"$after" | tail -n 1)"; fi
+	grep -q "resolver: the child ended early" <<<"$after" && pass "resolver $call: the run counts as failed" ||
+		fail "resolver $call: the run's end not logged as a failure"
+	out=$(rsync_client "rsync://127.0.0.1:$port/" 2>&1)
+	case $out in pub*) pass "resolver $call: next client served";; *) fail "resolver $call: next client: $out";; esac
+}
+rm -f /tmp/prsyncd-test-openat-write
+for call in $RESOLVER_CALLS; do
+	resolver_kill "$call"
+done
+[ ! -e /tmp/prsyncd-test-openat-write ] && pass "resolver openat-write: nothing created" ||
+	fail "resolver openat-write: /tmp/prsyncd-test-openat-write was created"
+rm -f /tmp/prsyncd-test-openat-write
+# Landlock (network rules, ABI 4): the child's TCP connect reaches port 53
+# only (DNS over TCP); the filter admits both.
+abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))' 2>/dev/null || echo 0)
+hook_reload tcp-9 > /dev/null
+hook_reload tcp-53 > /dev/null
+r9=$(grep -m 1 "the resolver's tcp-9 returned" "$TMP/log.stderr")
+r53=$(grep -m 1 "the resolver's tcp-53 returned" "$TMP/log.stderr")
+if [ "${abi:-0}" -lt 4 ]; then
+	echo "SKIP: Landlock ABI $abi: no network rules in this kernel ($r9)"
+elif grep -q "returned -1 (Permission denied)" <<<"$r9"; then
+	pass "resolver: a TCP connect to port 9 refused by Landlock (EACCES)"
+else
+	fail "resolver: a TCP connect to port 9: ${r9:-no line}"
+fi
+if [ -n "$r53" ] && ! grep -q "Permission denied" <<<"$r53"; then
+	pass "resolver: a TCP connect to port 53 let through ($r53)"
+else
+	fail "resolver: a TCP connect to port 53: ${r53:-no line}"
+fi
+hook_reload "" > /dev/null
+
 # Landlock: the filtered monitor's openat2 cannot write before selection.
 rm -f /tmp/prsyncd-test-landlock
 before=$(wc -l < "$TMP/log")

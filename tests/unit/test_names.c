@@ -123,6 +123,16 @@ static void test_run(void)
 		CHECK(names_table(&m, m.v[0].at + NAMES_MAX_AGE_MS + 1, (char[64]){ 0 }, 64) >= 0); /* aged: built all the same */
 		names_free(&m);
 	}
+	/* carried from a configuration without names (no table at all):
+	 * nothing is, and nothing is searched (UBSan: bsearch of NULL) */
+	{
+		struct names m, none = { 0 };
+
+		three(&m);
+		names_carry(&m, &none);
+		CHECK(m.v[0].status == NT_UNKNOWN && m.v[0].at == 0 && m.v[2].at == 0);
+		names_free(&m);
+	}
 	names_free(&n);
 
 	/* hostile records: each ends the run; what came before stays */
