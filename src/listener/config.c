@@ -101,6 +101,8 @@ struct param {
 	 * connection and goes on without it): the reason; the directive is
 	 * then left unset, with a warning. */
 	const char *(*soft)(char *val);
+	/* A value kept as it is, with a warning (NULL: nothing to say). */
+	const char *(*note)(char *val);
 	const char *why; /* K_REFUSED: what to do; K_IGNORED: what ignoring it means */
 };
 
@@ -117,6 +119,7 @@ static const char *check_short(char *val);
 static const char *check_chmod(char *val);
 static const char *check_charset(char *val);
 static const char *check_sockopts(char *val) { return sockopts_check(val); }
+static const char *note_sockopts(char *val) { return sockopts_unknown(val); }
 static const char *check_tag(char *val);
 static const char *check_proxy_hosts(char *val);
 static const char *check_log_format(char *val);
@@ -157,7 +160,8 @@ static const struct param params[] = {
 	{ "max connections per host", S_GLOBAL, .kind = K_INT,
 	  .off = G(max_connections_per_host), .lo = 0, .hi = 1000000 },
 	/* Global in rsyncd, not honoured. */
-	{ "socket options", S_GLOBAL, .kind = K_OPTSTR, .off = G(socket_options), .check = check_sockopts },
+	{ "socket options", S_GLOBAL, .kind = K_OPTSTR, .off = G(socket_options), .check = check_sockopts,
+	  .note = note_sockopts },
 	{ "daemon chroot", S_GLOBAL, .kind = K_REFUSED,
 	  .why = "module paths would not be taken inside it; prefix every 'path' with it and "
 		 "remove it (prsyncd confines each session to its module anyway)" },
@@ -783,6 +787,8 @@ static int apply(struct parser *p, const struct param *e, void *base, char *val)
 		(void)warn_once(p, e, "'%s = %.80s' %s", e->name, val, why);
 		val[0] = '\0';
 	}
+	if (e->note && val[0] && (why = e->note(val)) != NULL)
+		(void)warn_once(p, e, "'%s = %.80s' %s", e->name, val, why);
 
 	switch (e->kind) {
 	case K_IGNORED:
@@ -948,7 +954,7 @@ int cfg_defaults(struct cfg *c, struct cfg_module *d)
 	memset(c, 0, sizeof *c);
 	memset(d, 0, sizeof *d);
 	c->port = 873;
-	c->handshake_timeout = 30;
+	c->handshake_timeout = 60; /* rsync 3.5.0's own bound on the text phase */
 	c->reverse_lookup = 1;
 	c->listen_backlog = 64;
 	c->umask = (int)mask;

@@ -53,16 +53,23 @@ static const struct sockopt *lookup(char *word, int *val)
 
 const char *sockopts_check(const char *spec)
 {
+	return strlen(spec) >= 1024 ? "is too long (1023 bytes at most)" : NULL;
+}
+
+const char *sockopts_unknown(const char *spec)
+{
+	static char why[256];
 	char buf[1024], *w, *save = NULL;
 	int val;
 
-	if (strlen(spec) >= sizeof(buf))
-		return "is too long (1023 bytes at most)";
 	snprintf(buf, sizeof(buf), "%s", spec);
 	for (w = strtok_r(buf, SEP, &save); w; w = strtok_r(NULL, SEP, &save))
-		if (lookup(w, &val) == NULL)
-			return "names a socket option rsyncd does not know (SO_KEEPALIVE, TCP_NODELAY, "
-			       "SO_SNDBUF=N, IPTOS_LOWDELAY, ...)";
+		if (lookup(w, &val) == NULL) {
+			snprintf(why, sizeof(why), "names '%.40s', a socket option rsyncd does not know: it is "
+				 "ignored and the others are set, as rsyncd does (it logs \"Unknown socket option "
+				 "%.40s\" at each connection)", w, w);
+			return why;
+		}
 	return NULL;
 }
 

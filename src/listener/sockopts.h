@@ -8,8 +8,13 @@
 
 #include <stddef.h>
 
-/* NULL if every word names an option rsyncd knows, else why not. */
+/* NULL if the list can be kept (at most 1023 bytes), else why not. */
 const char *sockopts_check(const char *spec);
+
+/* NULL if every word names an option rsyncd knows; else what becomes of
+ * the first that does not (rsyncd logs it at each connection and sets
+ * the others: so do we, with a warning at load). */
+const char *sockopts_unknown(const char *spec);
 
 /* Set them on a connection; one that the kernel refuses is skipped (rsyncd
  * logs it and goes on). */
