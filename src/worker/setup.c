@@ -229,17 +229,44 @@ static void write_seed(struct sess *s, int32_t seed)
  * then we read what the client still sends (its filter list, its
  * acknowledgement) until it hangs up, so the close carries no reset.
  */
+/* rsyncd logs the request ("rsync on MODULE/PATH from ...") before it
+ * judges the options, from the arguments after "." as the client sent
+ * them: a refused session's log has it too. */
+static void log_request(struct sess *s, const struct arglist *a)
+{
+	size_t dot = 0;
+
+	while (dot < a->n && strcmp(a->v[dot], ".") != 0)
+		dot++;
+	xferrec_start_paths(s, dot < a->n ? a->v + dot + 1 : NULL, dot < a->n ? a->n - dot - 1 : 0);
+}
+
+/* The lines rsyncd's log has after a refusal (io_msg() logged the text):
+ * its totals (what it sent up to the error's text: our MSG_ERROR_EXIT,
+ * which rsyncd does not send, is left out), then its exit code (rsyncd
+ * names its source line; we, the step). */
+static void log_refused(struct sess *s, long long sent)
+{
+	mon_log(PR_LOG_INFO, "sent %lld bytes  received %lld bytes  total size 0", sent,
+		(long long)io_stat_read(&s->io));
+	mon_log(PR_LOG_ERR, "rsync error: %s (code %d) at refuse [sender=prsyncd-%s]", rerr_text(RERR_UNSUPPORTED),
+		RERR_UNSUPPORTED, PRSYNCD_VERSION);
+}
+
 __attribute__((noreturn)) static void refuse(struct sess *s, int flags, const char *text)
 {
 	unsigned char sink[4096];
 	size_t drained = 0;
+	long long sent;
 
 	write_compat(s, flags & ~(CF_VARINT_FLIST_FLAGS | CF_INC_RECURSE));
 	write_seed(s, choose_seed(&s->opt));
 	io_start_mux(&s->io);
 	io_msg(&s->io, MSG_ERROR, "%s", text);
+	sent = (long long)io_stat_written(&s->io);
 	io_send_int_msg(&s->io, MSG_ERROR_EXIT, RERR_UNSUPPORTED);
 	io_flush(&s->io);
+	log_refused(s, sent);
 	(void)shutdown(s->c->fd, SHUT_WR);
 	s->c->deadline_ms = conn_now_ms() + REFUSE_DRAIN_MS;
 	while (drained < REFUSE_DRAIN_BYTES) {
@@ -267,6 +294,7 @@ __attribute__((noreturn)) static void refuse_abrupt(struct sess *s, int flags, c
 	io_start_mux(&s->io);
 	io_msg(&s->io, MSG_ERROR, "%s", text);
 	io_flush(&s->io);
+	log_refused(s, (long long)io_stat_written(&s->io));
 	(void)poll(&p, 1, 1000);
 	(void)poll(NULL, 0, 300); /* let the client read the message first */
 	mon_exit(RERR_UNSUPPORTED);
@@ -415,11 +443,13 @@ void setup_session(struct sess *s)
 	 * files they name, so those before a bad option count first (and a
 	 * file it cannot read ends the session before anything is sent). */
 	if (filters_from_args(s, ferr, sizeof(ferr)) < 0) {
+		log_request(s, a);
 		args_free(a);
 		free(a);
 		refuse(s, flags, ferr);
 	}
 	if (rc < 0) {
+		log_request(s, a);
 		args_free(a);
 		free(a);
 		if (s->opt.insecure_links)

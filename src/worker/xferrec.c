@@ -22,19 +22,24 @@
 
 void xferrec_start(struct sess *s)
 {
+	xferrec_start_paths(s, s->opt.paths, s->opt.npaths);
+}
+
+void xferrec_start_paths(struct sess *s, char *const *paths, size_t npaths)
+{
 	struct pr_msg m;
 	char raw[sizeof(m.u.start.request.s)];
 	size_t n = 0;
 
 	pr_msg_init(&m, PR_W_START);
 	m.u.start.sender = s->opt.sender ? 1 : 0;
-	for (size_t i = 0; i < s->opt.npaths; i++) {
-		size_t len = strlen(s->opt.paths[i]), room = sizeof(raw) - 1 - n;
+	for (size_t i = 0; i < npaths; i++) {
+		size_t len = strlen(paths[i]), room = sizeof(raw) - 1 - n;
 
 		if (i > 0 && room > 0)
 			raw[n++] = ' ', room--;
 		len = len < room ? len : room; /* a log line: cut, not refused */
-		memcpy(raw + n, s->opt.paths[i], len);
+		memcpy(raw + n, paths[i], len);
 		n += len;
 	}
 	raw[n] = '\0';

@@ -16,6 +16,10 @@
 
 /* After the arguments: the request line, and what to report. */
 void xferrec_start(struct sess *s);
+/* The same for the paths given (the arguments after ".", as the client
+ * sent them): a refusal logs the request too, as rsyncd does, before the
+ * options are all parsed. */
+void xferrec_start_paths(struct sess *s, char *const *paths, size_t npaths);
 
 /* Whether an item of the client's request gets a record: a file sent
  * (transfer), or one the client itemized with a change (log format %i). */

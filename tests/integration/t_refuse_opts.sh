@@ -245,5 +245,36 @@ done
 	fail "options refused differently:$differ"
 [ "$explained" = 4 ] && pass "the four explained differences, each as explained" || fail "explained differences: $explained of 4"
 
+# --- a refusal's log, line for line with rsyncd's ------------------------------
+# the request, the refusal, the totals and the exit code; rsyncd names its
+# source line and version where prsyncd names its step ("at refuse"), so
+# that tail is left out.  (rsyncd needs "log file" in its configuration:
+# with --log-file alone it moves to syslog at module selection.)
+for side in r p; do
+	printf 'use chroot = no\nuid = root\ngid = root\npid file = %s\nlog file = %s\n[lg]\n\tpath = %s\n\trefuse options = checksum\n' \
+		"$TMP/lg.$side.pid" "$TMP/lg.$side.log" "$src" > "$TMP/lg.$side.conf"
+done
+lrp=$(free_port); lpp=$(free_port)
+start_rsyncd "$TMP/lg.r.conf" "$lrp" || fail "rsyncd (log) did not start"
+LR=$RSYNCD_PID
+start_prsyncd "$TMP/lg.p.conf" "$lpp" "$TMP/lg.p.log" || fail "prsyncd (log) did not start"
+LP=$PRSYNCD_PID
+rsync_client -r -c "rsync://127.0.0.1:$lrp/lg/" "$TMP/lg_r" >/dev/null 2>&1
+rsync_client -r -c "rsync://127.0.0.1:$lpp/lg/" "$TMP/lg_p" >/dev/null 2>&1
+wait_log "$TMP/lg.r.log" "rsync error: requested action" && wait_log "$TMP/lg.p.log" "rsync error: requested action"
+session_lines() { # the session's lines, without time, pid and the error's tail
+	sed -n '/connect from/,$p' "$1" | cut -d' ' -f4- |
+		grep -Ev '^(protocol [0-9]+, compat flags|literal data|filter work|match work)' |
+		sed -E 's/^(rsync error: .*\(code [0-9]+\)) at .*/\1/'
+}
+if [ "$(session_lines "$TMP/lg.r.log")" = "$(session_lines "$TMP/lg.p.log")" ] &&
+   [ "$(session_lines "$TMP/lg.p.log" | wc -l)" -ge 5 ]; then
+	pass "a refusal logs rsyncd's lines: $(session_lines "$TMP/lg.p.log" | tr '\n' '|')"
+else
+	fail "refusal log differs"
+	diff <(session_lines "$TMP/lg.r.log") <(session_lines "$TMP/lg.p.log") | sed 's/^/    /'
+fi
+stop_pid "$LR"; stop_pid "$LP"
+
 grep -q 'killed' "$TMP/p.log" "$TMP/p2.log" && fail "a worker was killed" || pass "no worker killed"
 finish
