@@ -149,6 +149,7 @@ static int conn_try_read(struct conn *c)
 	}
 	if (errno == EAGAIN || errno == EWOULDBLOCK)
 		return 0;
+	c->read_errno = errno;
 	return CONN_IOERR;
 }
 

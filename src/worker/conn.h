@@ -24,6 +24,7 @@ struct conn {
 	size_t rpos, rlen;
 	unsigned char rbuf[CONN_RBUF];
 	int eof;               /* the peer closed its side */
+	int read_errno;        /* the errno of the read that failed (CONN_IOERR) */
 	uint64_t total_read;
 	uint64_t total_written;
 	struct pace pace;      /* --bwlimit: every write is paced; off by default */

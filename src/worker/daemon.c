@@ -28,17 +28,34 @@ static const char greeting_digests[] = "sha512 sha256 sha1 md5 md4";
 #define RERR_PROTOCOL 2
 #define RERR_TIMEOUT 30
 #define RERR_SOCKETIO 10
+#define RERR_STREAMIO 12
 
 static unsigned hs_bound; /* seconds the text phase may take */
 
-__attribute__((noreturn)) static void hs_fail_io(int e)
+/*
+ * The text phase could not read or write the client.  A client (or a
+ * health check) that just goes: rsyncd logs nothing.  A read the kernel
+ * failed (a reset: the client left with our greeting unread): rsyncd's two
+ * lines, in its words, and its code 12.
+ */
+__attribute__((noreturn)) static void hs_fail_io(const struct conn *c, int e)
 {
-	if (e == CONN_TIMEOUT)
+	int err = c->read_errno;
+
+	if (e == CONN_TIMEOUT) {
 		mon_log(PR_LOG_WARNING, "daemon handshake timeout (%u s) -- exiting (code %d)", hs_bound,
 			RERR_TIMEOUT);
-	else if (e != CONN_EOF) /* a client (or a health check) that just goes: rsyncd logs nothing */
+		mon_exit(RERR_TIMEOUT);
+	}
+	if (e == CONN_IOERR && err != 0) {
+		mon_log(PR_LOG_ERR, "rsync: [Receiver] safe_read failed to read 1 bytes: %s (%d)", strerror(err), err);
+		mon_log(PR_LOG_ERR, "rsync error: error in rsync protocol data stream (code %d) at handshake "
+			"[Receiver=prsyncd-%s]", RERR_STREAMIO, PRSYNCD_VERSION);
+		mon_exit(RERR_STREAMIO);
+	}
+	if (e != CONN_EOF)
 		mon_log(PR_LOG_WARNING, "handshake: %s", conn_strerror(e));
-	mon_exit(e == CONN_TIMEOUT ? RERR_TIMEOUT : RERR_SOCKETIO);
+	mon_exit(RERR_SOCKETIO);
 }
 
 /* Send "@ERROR: ..." (text without newline) and end the session. */
@@ -175,12 +192,12 @@ static void login(struct conn *c, struct pr_msg *m, struct handshake *hs)
 	conn_set_deadline(c, m->u.authreq.timeout);
 	snprintf(out, sizeof(out), "@RSYNCD: AUTHREQD %s\n", m->u.authreq.challenge.s);
 	if ((r = conn_write_str(c, out)) != CONN_OK)
-		hs_fail_io(r);
+		hs_fail_io(c, r);
 	r = conn_read_line(c, line, sizeof(line));
 	if (r == CONN_TOOLONG)
 		line[0] = '\0'; /* not a response the monitor could accept */
 	else if (r < 0)
-		hs_fail_io(r);
+		hs_fail_io(c, r);
 	pr_msg_init(m, PR_W_AUTH);
 	pr_str_set_text_trunc(&m->u.auth.line, line);
 	mon_send(m, -1);
@@ -289,16 +306,16 @@ int daemon_handshake(struct conn *c, const struct pr_m_init *init, int motd_fd,
 	conn_set_deadline(c, init->handshake_timeout);
 	snprintf(msg, sizeof(msg), "@RSYNCD: %d.0 %s\n", PROTOCOL_MAX, greeting_digests);
 	if ((r = conn_write_str(c, msg)) != CONN_OK)
-		hs_fail_io(r);
+		hs_fail_io(c, r);
 	if (motd_fd >= 0)
 		send_motd(c, motd_fd);
 
 	if ((r = conn_read_line(c, line, sizeof(line))) < 0)
-		hs_fail_io(r);
+		hs_fail_io(c, r);
 	parse_greeting(c, line, hs);
 
 	if ((r = conn_read_line(c, line, sizeof(line))) < 0)
-		hs_fail_io(r);
+		hs_fail_io(c, r);
 	if (strncmp(line, "#early_input=", 13) == 0) {
 		static char discard[EARLY_INPUT_MAX];
 		char *end;
@@ -308,9 +325,9 @@ int daemon_handshake(struct conn *c, const struct pr_m_init *init, int motd_fd,
 			hs_error(c, RERR_STARTCLIENT, "@ERROR: invalid early_input length");
 		/* Meant for an "early exec" script, which prsyncd never runs. */
 		if ((r = conn_read_exact(c, discard, (size_t)n)) != CONN_OK)
-			hs_fail_io(r);
+			hs_fail_io(c, r);
 		if ((r = conn_read_line(c, line, sizeof(line))) < 0)
-			hs_fail_io(r);
+			hs_fail_io(c, r);
 	}
 #ifdef PRSYNCD_TEST_HOOKS
 	test_hook(c, line, hs);

@@ -121,20 +121,37 @@ compare() {
 
 same "module listing" 'module-list request' - rsync://HOST/
 
-# A connection closed before its greeting (a port probe, a load
-# balancer's health check), then a listing: rsyncd logs the connect line
-# and nothing else for it.
-probe_then_list() {
-	local name="a connection closed at once" pfrom rfrom port
+# A connection that goes without a word (a port probe, a load balancer's
+# health check), then a listing.  Having read the greeting, it closes:
+# rsyncd logs the connect line and nothing else for it.  Leaving the
+# greeting unread, its close is a reset, which rsyncd logs as a failed
+# read (code 12).  (A close at once races the greeting: either.)
+probe_then_list() { # probe_then_list NAME read|unread
+	local name=$1 pfrom rfrom port
 	pfrom=$(wc -l < "$TMP/p.log"); rfrom=$(wc -l < "$TMP/r.log" 2>/dev/null || echo 0)
 	for port in "$pport" "$rport"; do
-		exec 3<>"/dev/tcp/127.0.0.1/$port" && exec 3>&-
+		python3 - "$port" "$2" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.settimeout(5)
+if sys.argv[2] == "read":
+    got = b""
+    while b"\n" not in got:
+        b = s.recv(4096)
+        if not b:
+            break
+        got += b
+else:
+    time.sleep(0.5)   # the greeting arrives, unread
+s.close()
+PY
 		sleep 0.3
 		rsync_client "rsync://127.0.0.1:$port/" >/dev/null 2>&1
 	done
 	compare "$name" "$pfrom" "$rfrom" 'module-list request'
 }
-probe_then_list
+probe_then_list "a connection closed after the greeting" read
+probe_then_list "a connection reset with the greeting unread" unread
 same "unknown module refused" 'unknown module' - -r rsync://HOST/nope/ "$TMP/dst/"
 same "max connections refused" 'max connections' - -r rsync://HOST/full/ "$TMP/dst/"
 same "transfer logging off" 'sent [0-9]+ bytes' - -a rsync://HOST/quiet/ "$TMP/dst/"
