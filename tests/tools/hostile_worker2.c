@@ -254,10 +254,11 @@ static int mode_fds(int k)
 static int mode_unread(void)
 {
 	struct pr_msg m;
-	int p[2], monitor = (int)getppid();
+	int p[2], sync[2], monitor = (int)getppid();
+	char b;
 	pid_t child;
 
-	if (pipe2(p, O_CLOEXEC) < 0 || write(p[1], "CANARY", 6) != 6)
+	if (pipe2(p, O_CLOEXEC) < 0 || write(p[1], "CANARY", 6) != 6 || pipe2(sync, O_CLOEXEC) < 0)
 		return 2;
 	hw_ready();
 	child = fork();
@@ -266,8 +267,10 @@ static int mode_unread(void)
 
 		/* out of the session's process group, which the listener
 		 * kills with the monitor (the real worker cannot leave it:
-		 * worker.policy has no setpgid), so it can report after */
+		 * worker.policy has no setpgid), so it can report after; the
+		 * parent waits for that before it ends the session */
 		(void)setpgid(0, 0);
+		(void)!write(sync[1], "x", 1);
 		close(hw_ipc.fd);
 		for (int i = 0; i < 200 && kill(monitor, 0) == 0; i++)
 			usleep(100000);
@@ -276,6 +279,10 @@ static int mode_unread(void)
 		hw_report("UNREAD monitor_gone=%s bytes=%d", kill(monitor, 0) < 0 ? "yes" : "no", left);
 		_exit(0);
 	}
+	close(sync[1]);
+	if (child < 0 || read(sync[0], &b, 1) != 1)
+		return 2;
+	close(sync[0]);
 	build_valid(&m, PR_W_LOG);
 	m.h.flags |= PR_F_FD;
 	send_rec(&m, &p[0], 1, 0);
