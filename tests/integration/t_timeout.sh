@@ -148,8 +148,13 @@ CONF
 done
 
 # --- after selection: arguments, after the file list, sums, mid-file ---------
+# idle PID: until the daemon PID has no session left (the module's one
+# slot is free once the last session, served_again's pull included, is
+# reaped; a client arriving before would be refused)
+idle() { local i; for i in $(seq 1 100); do [ "$(pgrep -c -P "$1")" = 0 ] && return; sleep 0.1; done; }
 phase() { # phase NAME MODE [ARGS...]: the client, the slot held, the cut, the slot freed
 	local name=$1 mode=$2; shift 2
+	idle "$B"
 	case_start "$name" "$bport" "$mode" mod "$@"
 	out=$(second_client "$bport" mod)
 	grep -q '@ERROR: max connections (1) reached' <<<"$out" &&
